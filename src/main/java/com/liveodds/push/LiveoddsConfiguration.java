@@ -1,0 +1,48 @@
+package com.liveodds.push;
+
+import java.util.Map;
+
+import com.liveodds.push.settings.Durations;
+import com.liveodds.push.settings.StartupSettings;
+import org.apache.camel.CamelConfiguration;
+import org.apache.camel.CamelContext;
+import org.apache.camel.component.http.HttpComponent;
+import org.apache.camel.spi.PropertiesComponent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one camel-main hook of the bundle: adds the derived settings (sandbox or real partner, active source) on
+ * top of the user's, and gives camel-http the per-attempt time-out. Everything else is in {@code routes/}.
+ */
+public class LiveoddsConfiguration implements CamelConfiguration {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LiveoddsConfiguration.class);
+
+    @Override
+    public void configure(CamelContext context) throws Exception {
+        PropertiesComponent properties = context.getPropertiesComponent();
+        Map<String, String> derived = StartupSettings.derive(key -> properties.resolveProperty(key).orElse(null));
+        derived.forEach(properties::addOverrideProperty);
+
+        long timeoutMillis = Durations.parse(properties.resolveProperty("liveodds.delivery.timeout").orElse("10s")).toMillis();
+        HttpComponent http = context.getComponent("http", HttpComponent.class);
+        http.setConnectTimeout(timeoutMillis);
+        http.setConnectionRequestTimeout(timeoutMillis);
+        http.setResponseTimeout(timeoutMillis);
+        http.setSoTimeout(timeoutMillis);
+
+        if (Boolean.parseBoolean(derived.get("liveodds.sandbox.enabled"))) {
+            String port = properties.resolveProperty("camel.server.port").orElse("8080");
+            LOG.info("No partner settings given: running the embedded partner sandbox and demo card on 127.0.0.1:{}", port);
+            if (derived.containsKey("liveodds.fixtures.auth.tokens")) {
+                LOG.info("Sandbox fixtures token: curl -H 'Authorization: Bearer {}' http://127.0.0.1:{}/v1/liveodds/{}/fixtures",
+                        derived.get("liveodds.fixtures.auth.tokens"), port,
+                        properties.resolveProperty("liveodds.partner.id").orElse(StartupSettings.SANDBOX_PARTNER_ID));
+            }
+        } else {
+            LOG.info("Pushing to partner {} as partner id {}", properties.resolveProperty("liveodds.partner.base-url").orElse("?"),
+                    properties.resolveProperty("liveodds.partner.id").orElse("?"));
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package com.liveodds.push.delivery;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/** The progress of one push through its attempts; lives in the exchange property {@code delivery}. */
+public class DeliveryState {
+
+    private final Push push;
+    private final Instant firstAttemptAt;
+    private int attempts;
+    private boolean again = true;
+    private boolean delivered;
+    private boolean renewedFor401;
+    private long delayMillis;
+    private int lastStatus;
+    private String lastResponseBody;
+    private String lastError;
+    private String deadLetterReason;
+    /** The token sent with the current attempt, so a 401 invalidates exactly that one. Never logged. */
+    private transient String tokenInUse;
+
+    public DeliveryState(Push push, Instant firstAttemptAt) {
+        this.push = push;
+        this.firstAttemptAt = firstAttemptAt;
+    }
+
+    public Push getPush() {
+        return push;
+    }
+
+    /** Loop condition of the delivery route: another attempt is due. */
+    public boolean isAgain() {
+        return again;
+    }
+
+    public boolean isDelivered() {
+        return delivered;
+    }
+
+    public boolean isDeadLettered() {
+        return !again && !delivered;
+    }
+
+    public long getDelayMillis() {
+        return delayMillis;
+    }
+
+    public int getAttempts() {
+        return attempts;
+    }
+
+    public int getLastStatus() {
+        return lastStatus;
+    }
+
+    public String getLastResponseBody() {
+        return lastResponseBody;
+    }
+
+    public String getLastError() {
+        return lastError;
+    }
+
+    public String getDeadLetterReason() {
+        return deadLetterReason;
+    }
+
+    public Instant getFirstAttemptAt() {
+        return firstAttemptAt;
+    }
+
+    boolean isRenewedFor401() {
+        return renewedFor401;
+    }
+
+    String tokenInUse() {
+        return tokenInUse;
+    }
+
+    void attemptStarted() {
+        attempts++;
+        tokenInUse = null;
+        lastError = null;
+    }
+
+    void useToken(String token) {
+        tokenInUse = token;
+    }
+
+    void answered(int status, String responseBody) {
+        lastStatus = status;
+        lastResponseBody = responseBody;
+    }
+
+    void failed(String error) {
+        lastError = error;
+    }
+
+    void apply(RetryPolicy.Decision decision, int status) {
+        delayMillis = decision.delay().toMillis();
+        switch (decision.action()) {
+            case DELIVERED -> {
+                delivered = true;
+                again = false;
+            }
+            case RETRY -> {
+                if (status == 401) {
+                    renewedFor401 = true;
+                }
+            }
+            case DEAD_LETTER -> {
+                again = false;
+                deadLetterReason = decision.reason();
+            }
+        }
+    }
+
+    public Duration elapsed(Instant now) {
+        return Duration.between(firstAttemptAt, now);
+    }
+}

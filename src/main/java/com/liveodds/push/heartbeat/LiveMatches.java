@@ -1,0 +1,143 @@
+package com.liveodds.push.heartbeat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import com.liveodds.push.settings.Durations;
+
+/**
+ * The matches this instance pushes to, and for each: messages not yet finished, when the last push went out, when
+ * upstream last spoke of it. A match is live from its first delivered message until {@code liveFor} passes with no
+ * upstream message for it. A heartbeat starts only when the match has nothing waiting or in retry, and a push
+ * waits for a heartbeat already on the wire, so the two never cross.
+ */
+public class LiveMatches {
+
+    private final long intervalNanos;
+    private final long liveForNanos;
+    private final Map<String, MatchState> matches = new ConcurrentHashMap<>();
+
+    public LiveMatches(String heartbeatInterval, String liveFor) {
+        this(Durations.parse(heartbeatInterval), Durations.parse(liveFor));
+    }
+
+    public LiveMatches(Duration heartbeatInterval, Duration liveFor) {
+        this.intervalNanos = heartbeatInterval.toNanos();
+        this.liveForNanos = liveFor.toNanos();
+    }
+
+    /** An upstream message for the match is on its way to a delivery lane. */
+    public void enqueued(String matchId) {
+        MatchState state = matches.computeIfAbsent(matchId, id -> new MatchState());
+        synchronized (state) {
+            state.pending++;
+            state.lastUpstreamNanos = System.nanoTime();
+        }
+    }
+
+    /** Before the first attempt of a push: let a heartbeat already sent for the match arrive first. */
+    public void awaitHeartbeat(String matchId) throws InterruptedException {
+        MatchState state = matches.get(matchId);
+        if (state == null) {
+            return;
+        }
+        synchronized (state) {
+            while (state.heartbeatInFlight) {
+                state.wait();
+            }
+        }
+    }
+
+    /** The push is done with, delivered or dead-lettered. */
+    public void finished(String matchId, boolean delivered) {
+        MatchState state = matches.computeIfAbsent(matchId, id -> new MatchState());
+        synchronized (state) {
+            state.pending = Math.max(0, state.pending - 1);
+            state.lastPushNanos = System.nanoTime();
+            state.live |= delivered;
+        }
+    }
+
+    /** A message was dropped before delivery (shutdown, rebalance): it no longer holds the match's heartbeats. */
+    public void abandoned(String matchId) {
+        MatchState state = matches.get(matchId);
+        if (state != null) {
+            synchronized (state) {
+                state.pending = Math.max(0, state.pending - 1);
+            }
+        }
+    }
+
+    /**
+     * Claims the heartbeats that are due now: live, idle matches whose last push is at least one interval old.
+     * Each claimed match must be released with {@link #heartbeatFinished(String)}. Forgets matches upstream has not
+     * spoken of for the live period.
+     */
+    public List<String> claimDueHeartbeats() {
+        long now = System.nanoTime();
+        List<String> due = new ArrayList<>();
+        Iterator<Map.Entry<String, MatchState>> it = matches.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<String, MatchState> entry = it.next();
+            MatchState state = entry.getValue();
+            synchronized (state) {
+                if (state.pending == 0 && !state.heartbeatInFlight && now - state.lastUpstreamNanos >= liveForNanos) {
+                    it.remove();
+                    continue;
+                }
+                if (state.live && state.pending == 0 && !state.heartbeatInFlight && now - state.lastPushNanos >= intervalNanos) {
+                    state.heartbeatInFlight = true;
+                    due.add(entry.getKey());
+                }
+            }
+        }
+        return due;
+    }
+
+    public void heartbeatFinished(String matchId) {
+        MatchState state = matches.get(matchId);
+        if (state == null) {
+            return;
+        }
+        synchronized (state) {
+            state.heartbeatInFlight = false;
+            state.lastPushNanos = System.nanoTime();
+            state.notifyAll();
+        }
+    }
+
+    /** Stops heartbeats for matches whose messages this instance no longer owns (a Kafka partition moved away). */
+    public void forget(String matchId) {
+        matches.remove(matchId);
+    }
+
+    /** Marks a match live without a push, for an instance taking over matches another instance delivered. */
+    public void adopt(String matchId) {
+        MatchState state = matches.computeIfAbsent(matchId, id -> new MatchState());
+        synchronized (state) {
+            state.live = true;
+            state.lastUpstreamNanos = System.nanoTime();
+        }
+    }
+
+    public boolean isLive(String matchId) {
+        MatchState state = matches.get(matchId);
+        return state != null && state.live;
+    }
+
+    public int liveCount() {
+        return (int) matches.values().stream().filter(s -> s.live).count();
+    }
+
+    private static final class MatchState {
+        int pending;
+        boolean live;
+        boolean heartbeatInFlight;
+        long lastPushNanos = System.nanoTime();
+        long lastUpstreamNanos = System.nanoTime();
+    }
+}

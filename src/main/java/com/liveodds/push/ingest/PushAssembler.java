@@ -1,0 +1,33 @@
+package com.liveodds.push.ingest;
+
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicLong;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.liveodds.push.delivery.Push;
+import com.liveodds.push.matchid.MatchIdResolver;
+
+/** Turns a validated upstream message into the push the partner receives: resolved match id written into the body. */
+public class PushAssembler {
+
+    private final MatchIdResolver resolver;
+    private final ObjectMapper mapper = new ObjectMapper();
+    private final AtomicLong sequence = new AtomicLong();
+
+    public PushAssembler(MatchIdResolver resolver) {
+        this.resolver = resolver;
+    }
+
+    public Push assemble(UpstreamMessage message) {
+        String matchId = resolver.resolve(message.fightMetadata());
+        ObjectNode body = message.json().deepCopy();
+        ((ObjectNode) body.get("fight_metadata")).put("fight_id_sr", matchId);
+        try {
+            return new Push(message.messageId(), matchId, message.messageType(), mapper.writeValueAsString(body),
+                    message.raw(), Instant.now(), sequence.incrementAndGet());
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("cannot write JSON", e);
+        }
+    }
+}

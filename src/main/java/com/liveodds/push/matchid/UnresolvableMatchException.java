@@ -1,0 +1,11 @@
+package com.liveodds.push.matchid;
+
+import com.liveodds.push.ingest.RejectedMessageException;
+
+/** None of the three priorities gave a match id. */
+public class UnresolvableMatchException extends RejectedMessageException {
+
+    public UnresolvableMatchException(String reason) {
+        super("unresolvable match: " + reason);
+    }
+}

@@ -1,0 +1,104 @@
+package com.liveodds.push.sandbox;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import com.liveodds.push.settings.Durations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A stand-in partner for the embedded default: an OAuth client-credentials token endpoint issuing short-lived
+ * tokens, and a push receiver that answers 202 only to a valid, unexpired token. Strict on purpose, so the demo
+ * exercises the real authentication path.
+ */
+public class PartnerSandbox {
+
+    private static final Logger LOG = LoggerFactory.getLogger("liveodds.sandbox");
+
+    private final String clientId;
+    private final String clientSecret;
+    private final String partnerId;
+    private final Duration tokenLifetime;
+    private final Map<String, Instant> issued = new ConcurrentHashMap<>();
+    private final AtomicLong accepted = new AtomicLong();
+    private final AtomicLong unauthorized = new AtomicLong();
+
+    public PartnerSandbox(String clientId, String clientSecret, String partnerId, String tokenLifetime) {
+        this.clientId = clientId;
+        this.clientSecret = clientSecret;
+        this.partnerId = partnerId;
+        this.tokenLifetime = Durations.parse(tokenLifetime);
+    }
+
+    /** {@code POST /oauth/token}: the form-encoded token request. */
+    public Answer token(String formBody) {
+        Map<String, String> form = parseForm(formBody);
+        if (!"client_credentials".equals(form.get("grant_type"))) {
+            return new Answer(400, "{\"error\":\"unsupported_grant_type\"}");
+        }
+        if (!clientId.equals(form.get("client_id")) || !clientSecret.equals(form.get("client_secret"))) {
+            return new Answer(401, "{\"error\":\"invalid_client\"}");
+        }
+        if (form.get("audience") == null || form.get("audience").isBlank()) {
+            return new Answer(400, "{\"error\":\"invalid_request\",\"error_description\":\"audience is required\"}");
+        }
+        String token = "sbx-" + UUID.randomUUID();
+        Instant now = Instant.now();
+        issued.put(token, now.plus(tokenLifetime));
+        issued.values().removeIf(expiry -> expiry.isBefore(now.minus(tokenLifetime)));
+        return new Answer(200, "{\"access_token\":\"" + token + "\",\"token_type\":\"Bearer\",\"expires_in\":"
+                + tokenLifetime.toSeconds() + "}");
+    }
+
+    /** {@code POST /v1/liveodds/{partnerId}/match:{id}/{type}}: one push. */
+    public Answer push(String authorization, String pathPartnerId, String match, String type, String body) {
+        String token = authorization != null && authorization.startsWith("Bearer ") ? authorization.substring(7) : null;
+        Instant expiry = token == null ? null : issued.get(token);
+        if (expiry == null || !Instant.now().isBefore(expiry)) {
+            unauthorized.incrementAndGet();
+            LOG.warn("sandbox partner <- {} {}: 401 ({} token)", type, match, token == null ? "no" : expiry == null ? "unknown" : "expired");
+            return new Answer(401, "{\"error\":\"invalid_token\"}");
+        }
+        if (!partnerId.equals(pathPartnerId) || match == null || !match.matches("match:\\d+")) {
+            return new Answer(404, "{\"error\":\"unknown partner or match\"}");
+        }
+        accepted.incrementAndGet();
+        LOG.info("sandbox partner <- {} {} ({} bytes): 202", type, match, body == null ? 0 : body.length());
+        return new Answer(202, "{\"status\":\"accepted\"}");
+    }
+
+    public long acceptedCount() {
+        return accepted.get();
+    }
+
+    public long unauthorizedCount() {
+        return unauthorized.get();
+    }
+
+    private static Map<String, String> parseForm(String body) {
+        Map<String, String> form = new HashMap<>();
+        if (body == null) {
+            return form;
+        }
+        for (String pair : body.split("&")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0) {
+                form.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+                        URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+            }
+        }
+        return form;
+    }
+
+    /** Status and JSON body of a sandbox answer. */
+    public record Answer(int status, String json) {
+    }
+}

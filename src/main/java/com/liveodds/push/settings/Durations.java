@@ -1,0 +1,53 @@
+package com.liveodds.push.settings;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Reads the duration and size notation of our settings: {@code 500ms}, {@code 5s}, {@code 10m}, {@code 2h}, {@code 1MB}. */
+public final class Durations {
+
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
+    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(b|kb|k|mb|m|gb|g)?");
+
+    private Durations() {
+    }
+
+    /** {@code 0} (or a blank value) gives {@link Duration#ZERO}, which callers read as "off"; a bare number is milliseconds. */
+    public static Duration parse(String text) {
+        String value = text == null ? "" : text.trim().toLowerCase(Locale.ROOT);
+        if (value.isEmpty()) {
+            return Duration.ZERO;
+        }
+        Matcher m = DURATION.matcher(value);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("not a duration: '" + text + "' (write it as 500ms, 5s, 10m or 2h)");
+        }
+        long amount = Long.parseLong(m.group(1));
+        String unit = m.group(2) == null ? "ms" : m.group(2);
+        return switch (unit) {
+            case "h" -> Duration.ofHours(amount);
+            case "m" -> Duration.ofMinutes(amount);
+            case "s" -> Duration.ofSeconds(amount);
+            default -> Duration.ofMillis(amount);
+        };
+    }
+
+    /** KB and MB are 1024 and 1024²; a bare number is bytes. */
+    public static long parseBytes(String text) {
+        String value = text == null ? "" : text.trim().toLowerCase(Locale.ROOT);
+        Matcher m = SIZE.matcher(value);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("not a size: '" + text + "' (write it as 512KB or 1MB)");
+        }
+        long amount = Long.parseLong(m.group(1));
+        String unit = m.group(2) == null ? "b" : m.group(2);
+        return switch (unit) {
+            case "kb", "k" -> amount * 1024L;
+            case "mb", "m" -> amount * 1024L * 1024L;
+            case "gb", "g" -> amount * 1024L * 1024L * 1024L;
+            default -> amount;
+        };
+    }
+}

@@ -1,0 +1,125 @@
+package com.liveodds.push.settings;
+
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * Works out, from the user's settings, the few values the routes need that are not written down: whether the
+ * embedded partner sandbox runs (only when no partner setting is given at all), which source is active, and the
+ * audience default. A real partner configuration that lacks one of its keys is refused here, by name, so the
+ * service never starts half-configured.
+ */
+public final class StartupSettings {
+
+    public static final List<String> PARTNER_KEYS = List.of(
+            "liveodds.partner.id",
+            "liveodds.partner.base-url",
+            "liveodds.partner.auth-url",
+            "liveodds.partner.client-id",
+            "liveodds.partner.client-secret");
+
+    public static final List<String> SOURCES = List.of("file", "jms", "http", "kafka");
+
+    public static final String SANDBOX_PARTNER_ID = "1";
+    public static final String SANDBOX_CLIENT_ID = "sandbox-client";
+    public static final String SANDBOX_CLIENT_SECRET = "sandbox-secret";
+
+    private StartupSettings() {
+    }
+
+    /**
+     * @param lookup the effective value of a setting (system property, environment variable or file), or null
+     * @return settings to add on top of the user's ones
+     */
+    public static Map<String, String> derive(Function<String, String> lookup) {
+        Map<String, String> derived = new LinkedHashMap<>();
+        boolean anyPartnerKey = PARTNER_KEYS.stream().anyMatch(k -> isSet(lookup.apply(k)));
+        String sandboxSetting = lookup.apply("liveodds.sandbox.enabled");
+        boolean sandbox = isSet(sandboxSetting) && !"auto".equalsIgnoreCase(sandboxSetting.trim())
+                ? Boolean.parseBoolean(sandboxSetting.trim())
+                : !anyPartnerKey;
+
+        if (sandbox) {
+            String port = valueOr(lookup.apply("camel.server.port"), "8080");
+            String sandboxUrl = "http://127.0.0.1:" + port + "/sandbox";
+            putDefault(derived, lookup, "liveodds.partner.id", SANDBOX_PARTNER_ID);
+            putDefault(derived, lookup, "liveodds.partner.base-url", sandboxUrl);
+            putDefault(derived, lookup, "liveodds.partner.auth-url", sandboxUrl);
+            putDefault(derived, lookup, "liveodds.partner.client-id", SANDBOX_CLIENT_ID);
+            putDefault(derived, lookup, "liveodds.partner.client-secret", SANDBOX_CLIENT_SECRET);
+            if ("static".equalsIgnoreCase(valueOr(lookup.apply("liveodds.fixtures.auth.mode"), "static"))
+                    && !isSet(lookup.apply("liveodds.fixtures.auth.tokens"))) {
+                derived.put("liveodds.fixtures.auth.mode", "static");
+                derived.put("liveodds.fixtures.auth.tokens", "sandbox-" + randomHex(12));
+            }
+        } else {
+            for (String key : PARTNER_KEYS) {
+                if (!isSet(lookup.apply(key))) {
+                    throw new MissingSettingException(key);
+                }
+            }
+        }
+        derived.put("liveodds.sandbox.enabled", Boolean.toString(sandbox));
+
+        String baseUrl = valueOr(derived.get("liveodds.partner.base-url"), lookup.apply("liveodds.partner.base-url"));
+        if (!isSet(lookup.apply("liveodds.partner.audience"))) {
+            derived.put("liveodds.partner.audience", baseUrl);
+        }
+
+        String source = valueOr(lookup.apply("liveodds.source"), "file").trim().toLowerCase(Locale.ROOT);
+        if (!SOURCES.contains(source)) {
+            throw new IllegalArgumentException("liveodds.source must be one of " + SOURCES + ", not '" + source + "'");
+        }
+        for (String s : SOURCES) {
+            derived.put("liveodds.source." + s + ".enabled", Boolean.toString(s.equals(source)));
+        }
+        derived.put("liveodds.demo.enabled", Boolean.toString(sandbox && "file".equals(source)
+                && !"false".equalsIgnoreCase(valueOr(lookup.apply("liveodds.demo.producer"), "true"))));
+        return derived;
+    }
+
+    public static boolean isSet(String value) {
+        return value != null && !value.isBlank();
+    }
+
+    private static String valueOr(String value, String fallback) {
+        return isSet(value) ? value : fallback;
+    }
+
+    private static void putDefault(Map<String, String> derived, Function<String, String> lookup, String key, String value) {
+        if (!isSet(lookup.apply(key))) {
+            derived.put(key, value);
+        }
+    }
+
+    private static String randomHex(int bytes) {
+        byte[] b = new byte[bytes];
+        new SecureRandom().nextBytes(b);
+        return HexFormat.of().formatHex(b);
+    }
+
+    /** A required setting is absent: the message names the key and its environment variable. */
+    public static final class MissingSettingException extends IllegalStateException {
+        private final String key;
+
+        public MissingSettingException(String key) {
+            super("missing required setting " + key + " (set -D" + key + "=... or environment variable "
+                    + environmentName(key) + ")");
+            this.key = key;
+        }
+
+        public String key() {
+            return key;
+        }
+    }
+
+    /** The environment variable Camel reads for a setting: upper case, dots and dashes as underscores. */
+    public static String environmentName(String key) {
+        return key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+    }
+}
