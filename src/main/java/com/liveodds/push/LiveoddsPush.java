@@ -52,7 +52,7 @@ public final class LiveoddsPush {
         main.setPropertyPlaceholderLocations("file:" + homeDir.resolve("application.properties"));
         main.addOverrideProperty("liveodds.home", homeDir.toString());
         main.addOverrideProperty("camel.main.routes-include-pattern", "file:" + homeDir.resolve("routes") + "/*.yaml");
-        main.configure().addConfiguration(LiveoddsConfiguration.class);
+        main.addMainListener(new LiveoddsSettings());
         return main;
     }
 

@@ -20,20 +20,24 @@ public class PartnerPush {
     private static final Logger LOG = LoggerFactory.getLogger(PartnerPush.class);
     private static final int MAX_KEPT_RESPONSE = 4096;
 
-    private final String partnerId;
     private final PartnerTokenProvider tokens;
     private final RetryPolicy policy;
-    private final Clock clock;
+    private final Clock clock = Clock.systemUTC();
+    private String partnerId;
 
-    public PartnerPush(String partnerId, PartnerTokenProvider tokens, RetryPolicy policy) {
-        this(partnerId, tokens, policy, Clock.systemUTC());
-    }
-
-    public PartnerPush(String partnerId, PartnerTokenProvider tokens, RetryPolicy policy, Clock clock) {
-        this.partnerId = partnerId;
+    public PartnerPush(PartnerTokenProvider tokens, RetryPolicy policy) {
         this.tokens = tokens;
         this.policy = policy;
-        this.clock = clock;
+    }
+
+    public PartnerPush(String partnerId, PartnerTokenProvider tokens, RetryPolicy policy) {
+        this(tokens, policy);
+        this.partnerId = partnerId;
+    }
+
+    /** The partnerId path segment. */
+    public void setPartnerId(String partnerId) {
+        this.partnerId = partnerId;
     }
 
     /** Starts the attempts of the push in the body. */

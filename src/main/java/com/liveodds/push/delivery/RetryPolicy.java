@@ -18,16 +18,21 @@ public class RetryPolicy {
 
     private final Duration initialBackoff;
     private final Duration maxBackoff;
-    private final Duration maxElapsed;
+    private volatile Duration maxElapsed;
 
-    public RetryPolicy(String maxElapsed) {
-        this(Duration.ofMillis(250), Duration.ofSeconds(30), Durations.parse(maxElapsed));
+    public RetryPolicy() {
+        this(Duration.ofMillis(250), Duration.ofSeconds(30), Duration.ofMinutes(10));
     }
 
     public RetryPolicy(Duration initialBackoff, Duration maxBackoff, Duration maxElapsed) {
         this.initialBackoff = initialBackoff;
         this.maxBackoff = maxBackoff;
         this.maxElapsed = maxElapsed;
+    }
+
+    /** The retry budget of one message, {@code 10m} by default. */
+    public void setMaxElapsed(String maxElapsed) {
+        this.maxElapsed = Durations.parse(maxElapsed);
     }
 
     public enum Action { DELIVERED, RETRY, DEAD_LETTER }

@@ -20,15 +20,18 @@ import com.liveodds.push.settings.Timestamps;
  */
 public class DemoProducer {
 
-    private final Path cardFile;
+    private Path cardFile;
     private List<ObjectNode> card;
-    private final long aliveEveryNanos;
+    private long aliveEveryNanos = 3_000_000_000L;
     private final ObjectMapper mapper = new ObjectMapper();
     private int next;
     private long lastAliveNanos;
 
-    public DemoProducer(String cardFile, String aliveEvery) {
+    public void setCard(String cardFile) {
         this.cardFile = Path.of(cardFile);
+    }
+
+    public void setAliveEvery(String aliveEvery) {
         this.aliveEveryNanos = Durations.parse(aliveEvery).toNanos();
     }
 

@@ -17,17 +17,24 @@ import com.liveodds.push.settings.Durations;
  */
 public class LiveMatches {
 
-    private final long intervalNanos;
-    private final long liveForNanos;
+    private volatile long intervalNanos = Duration.ofSeconds(5).toNanos();
+    private volatile long liveForNanos = Duration.ofMinutes(30).toNanos();
     private final Map<String, MatchState> matches = new ConcurrentHashMap<>();
 
-    public LiveMatches(String heartbeatInterval, String liveFor) {
-        this(Durations.parse(heartbeatInterval), Durations.parse(liveFor));
+    public LiveMatches() {
     }
 
     public LiveMatches(Duration heartbeatInterval, Duration liveFor) {
         this.intervalNanos = heartbeatInterval.toNanos();
         this.liveForNanos = liveFor.toNanos();
+    }
+
+    public void setHeartbeatInterval(String interval) {
+        this.intervalNanos = Durations.parse(interval).toNanos();
+    }
+
+    public void setLiveFor(String liveFor) {
+        this.liveForNanos = Durations.parse(liveFor).toNanos();
     }
 
     /** An upstream message for the match is on its way to a delivery lane. */

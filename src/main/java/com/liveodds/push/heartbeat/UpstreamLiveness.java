@@ -10,18 +10,20 @@ import com.liveodds.push.settings.Durations;
  */
 public class UpstreamLiveness {
 
-    private final long maxSilenceNanos;
-    private volatile long lastHeardNanos;
+    private volatile long maxSilenceNanos = Duration.ofSeconds(30).toNanos();
+    // start-up counts as heard: the feed gets one full window to speak before it is reported silent
+    private volatile long lastHeardNanos = System.nanoTime();
 
-    /** @param maxSilence {@code 30s} by default; {@code 0} turns the check off */
-    public UpstreamLiveness(String maxSilence) {
-        this(Durations.parse(maxSilence));
+    public UpstreamLiveness() {
     }
 
     public UpstreamLiveness(Duration maxSilence) {
         this.maxSilenceNanos = maxSilence.toNanos();
-        // start-up counts as heard: the feed gets one full window to speak before it is reported silent
-        this.lastHeardNanos = System.nanoTime();
+    }
+
+    /** @param maxSilence {@code 30s} by default; {@code 0} turns the check off */
+    public void setMaxSilence(String maxSilence) {
+        this.maxSilenceNanos = Durations.parse(maxSilence).toNanos();
     }
 
     public void heard() {

@@ -1,10 +1,7 @@
 package com.liveodds.push.sandbox;
 
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,31 +20,39 @@ public class PartnerSandbox {
 
     private static final Logger LOG = LoggerFactory.getLogger("liveodds.sandbox");
 
-    private final String clientId;
-    private final String clientSecret;
-    private final String partnerId;
-    private final Duration tokenLifetime;
+    private String clientId;
+    private String clientSecret;
+    private String partnerId;
+    private Duration tokenLifetime = Duration.ofSeconds(30);
     private final Map<String, Instant> issued = new ConcurrentHashMap<>();
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong unauthorized = new AtomicLong();
 
-    public PartnerSandbox(String clientId, String clientSecret, String partnerId, String tokenLifetime) {
+    public void setClientId(String clientId) {
         this.clientId = clientId;
+    }
+
+    public void setClientSecret(String clientSecret) {
         this.clientSecret = clientSecret;
+    }
+
+    public void setPartnerId(String partnerId) {
         this.partnerId = partnerId;
+    }
+
+    public void setTokenLifetime(String tokenLifetime) {
         this.tokenLifetime = Durations.parse(tokenLifetime);
     }
 
-    /** {@code POST /oauth/token}: the form-encoded token request. */
-    public Answer token(String formBody) {
-        Map<String, String> form = parseForm(formBody);
-        if (!"client_credentials".equals(form.get("grant_type"))) {
+    /** {@code POST /oauth/token}: the fields of the form-encoded token request. */
+    public Answer token(String grantType, String formClientId, String formClientSecret, String audience) {
+        if (!"client_credentials".equals(grantType)) {
             return new Answer(400, "{\"error\":\"unsupported_grant_type\"}");
         }
-        if (!clientId.equals(form.get("client_id")) || !clientSecret.equals(form.get("client_secret"))) {
+        if (!clientId.equals(formClientId) || !clientSecret.equals(formClientSecret)) {
             return new Answer(401, "{\"error\":\"invalid_client\"}");
         }
-        if (form.get("audience") == null || form.get("audience").isBlank()) {
+        if (audience == null || audience.isBlank()) {
             return new Answer(400, "{\"error\":\"invalid_request\",\"error_description\":\"audience is required\"}");
         }
         String token = "sbx-" + UUID.randomUUID();
@@ -81,21 +86,6 @@ public class PartnerSandbox {
 
     public long unauthorizedCount() {
         return unauthorized.get();
-    }
-
-    private static Map<String, String> parseForm(String body) {
-        Map<String, String> form = new HashMap<>();
-        if (body == null) {
-            return form;
-        }
-        for (String pair : body.split("&")) {
-            int eq = pair.indexOf('=');
-            if (eq > 0) {
-                form.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
-                        URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
-            }
-        }
-        return form;
     }
 
     /** Status and JSON body of a sandbox answer. */

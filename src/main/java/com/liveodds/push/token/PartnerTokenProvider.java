@@ -27,7 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The partner's OAuth 2.0 client-credentials token, shared by every push. Fetched at start-up (or on first need),
+ * The partner's OAuth 2.0 client-credentials token, shared by every push. Fetched on first need,
  * renewed in the background once less than min(refresh margin, half its lifetime) remains, one fetch in flight at
  * a time, and never handed out past its expiry. A 401 from the partner invalidates the token it rejected.
  */
@@ -41,11 +41,12 @@ public class PartnerTokenProvider {
     private static final Duration MIN_RETRY = Duration.ofMillis(500);
     private static final Duration MAX_RETRY = Duration.ofSeconds(30);
 
-    private final URI tokenEndpoint;
-    private final ClientSecretPost clientAuth;
-    private final String audience;
-    private final Duration refreshMargin;
-    private final int httpTimeoutMillis;
+    private URI tokenEndpoint;
+    private String clientId;
+    private String clientSecret;
+    private String audience;
+    private Duration refreshMargin = Duration.ofSeconds(60);
+    private int httpTimeoutMillis = 10_000;
     private final Clock clock;
     private final ReentrantLock fetchLock = new ReentrantLock();
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -60,25 +61,44 @@ public class PartnerTokenProvider {
     private ScheduledFuture<?> renewal;
     private int consecutiveFailures;
 
-    public PartnerTokenProvider(String authUrl, String clientId, String clientSecret, String audience,
-                                String refreshMargin, String httpTimeout) {
-        this(URI.create(stripSlash(authUrl) + "/oauth/token"), clientId, clientSecret, audience,
-                Durations.parse(refreshMargin), Durations.parse(httpTimeout), Clock.systemUTC());
+    public PartnerTokenProvider() {
+        this.clock = Clock.systemUTC();
     }
 
     public PartnerTokenProvider(URI tokenEndpoint, String clientId, String clientSecret, String audience,
                                 Duration refreshMargin, Duration httpTimeout, Clock clock) {
         this.tokenEndpoint = tokenEndpoint;
-        this.clientAuth = new ClientSecretPost(new ClientID(clientId), new Secret(clientSecret));
+        this.clientId = clientId;
+        this.clientSecret = clientSecret;
         this.audience = audience;
         this.refreshMargin = refreshMargin;
         this.httpTimeoutMillis = (int) Math.max(1, httpTimeout.toMillis());
         this.clock = clock;
     }
 
-    /** Fetches the first token in the background, so the first push finds it ready. */
-    public void start() {
-        scheduleRenewal(Duration.ZERO);
+    /** {@code {auth_url}}: the token endpoint is {@code {auth_url}/oauth/token}. */
+    public void setAuthUrl(String authUrl) {
+        this.tokenEndpoint = URI.create(stripSlash(authUrl) + "/oauth/token");
+    }
+
+    public void setClientId(String clientId) {
+        this.clientId = clientId;
+    }
+
+    public void setClientSecret(String clientSecret) {
+        this.clientSecret = clientSecret;
+    }
+
+    public void setAudience(String audience) {
+        this.audience = audience;
+    }
+
+    public void setRefreshMargin(String refreshMargin) {
+        this.refreshMargin = Durations.parse(refreshMargin);
+    }
+
+    public void setHttpTimeout(String httpTimeout) {
+        this.httpTimeoutMillis = (int) Math.max(1, Durations.parse(httpTimeout).toMillis());
     }
 
     public void stop() {
@@ -134,6 +154,7 @@ public class PartnerTokenProvider {
     private CachedToken fetch() {
         Instant requestedAt = clock.instant();
         try {
+            ClientSecretPost clientAuth = new ClientSecretPost(new ClientID(clientId), new Secret(clientSecret));
             TokenRequest request = new TokenRequest.Builder(tokenEndpoint, clientAuth, new ClientCredentialsGrant())
                     .customParameter("audience", audience)
                     .build();

@@ -4,23 +4,30 @@ import java.util.Map;
 
 import com.liveodds.push.settings.Durations;
 import com.liveodds.push.settings.StartupSettings;
-import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.component.http.HttpComponent;
+import org.apache.camel.main.BaseMainSupport;
+import org.apache.camel.main.MainListenerSupport;
 import org.apache.camel.spi.PropertiesComponent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one camel-main hook of the bundle: adds the derived settings (sandbox or real partner, active source) on
- * top of the user's, and gives camel-http the per-attempt time-out. Everything else is in {@code routes/}.
+ * The one camel-main hook of the bundle: before the route files are read, adds the derived settings (sandbox or
+ * real partner, active source) on top of the user's, and gives camel-http the per-attempt time-out. Everything
+ * else is in {@code routes/}.
  */
-public class LiveoddsConfiguration implements CamelConfiguration {
+public class LiveoddsSettings extends MainListenerSupport {
 
-    private static final Logger LOG = LoggerFactory.getLogger(LiveoddsConfiguration.class);
+    private static final Logger LOG = LoggerFactory.getLogger(LiveoddsSettings.class);
 
     @Override
-    public void configure(CamelContext context) throws Exception {
+    public void beforeConfigure(BaseMainSupport main) {
+        apply(main.getCamelContext());
+    }
+
+    /** Also usable on a CamelContext that camel-main does not run. */
+    public static void apply(CamelContext context) {
         PropertiesComponent properties = context.getPropertiesComponent();
         Map<String, String> derived = StartupSettings.derive(key -> properties.resolveProperty(key).orElse(null));
         derived.forEach(properties::addOverrideProperty);
