@@ -1,0 +1,153 @@
+package com.liveodds.push.support;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import com.liveodds.push.LiveoddsPush;
+import org.apache.camel.CamelContext;
+import org.apache.camel.main.Main;
+
+/**
+ * The whole service, started in this JVM exactly as the jar starts it (same Main, same application.properties and
+ * routes/), with settings on top and its own folders and ports, so tests see what a user sees.
+ */
+public final class RunningService implements AutoCloseable {
+
+    private final Main main;
+    private final Path work;
+    private final Map<String, String> settings;
+
+    private RunningService(Main main, Path work, Map<String, String> settings) {
+        this.main = main;
+        this.work = work;
+        this.settings = settings;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public CamelContext context() {
+        return main.getCamelContext();
+    }
+
+    public <T> T bean(String name, Class<T> type) {
+        return context().getRegistry().lookupByNameAndType(name, type);
+    }
+
+    public String setting(String key) {
+        return settings.get(key);
+    }
+
+    public int serverPort() {
+        return Integer.parseInt(settings.get("camel.server.port"));
+    }
+
+    public int managementPort() {
+        return Integer.parseInt(settings.get("camel.management.port"));
+    }
+
+    public Path inbox() {
+        return Path.of(settings.get("liveodds.source.file.dir"));
+    }
+
+    public Path done() {
+        return inbox().resolve(".done");
+    }
+
+    public Path deadLetters() {
+        return Path.of(settings.get("liveodds.dead-letter.dir"));
+    }
+
+    public Path work() {
+        return work;
+    }
+
+    /** Drops one upstream message into the file source as producers must: written hidden, then renamed. */
+    public Path drop(String fileName, String body) {
+        try {
+            Files.createDirectories(inbox());
+            Path tmp = inbox().resolve("." + fileName + ".tmp");
+            Files.writeString(tmp, body, StandardCharsets.UTF_8);
+            return Files.move(tmp, inbox().resolve(fileName), StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public long deadLetterCount() {
+        try (var files = Files.list(deadLetters())) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".json") && !p.getFileName().toString().startsWith(".")).count();
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            main.stop();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static final class Builder {
+        private final Map<String, String> settings = new LinkedHashMap<>();
+        private Path work;
+
+        /** A partner on loopback: base URL for pushes and the auth URL of its token endpoint. */
+        public Builder partner(String baseUrl, String authUrl) {
+            settings.put("liveodds.partner.id", "42");
+            settings.put("liveodds.partner.base-url", baseUrl);
+            settings.put("liveodds.partner.auth-url", authUrl);
+            settings.put("liveodds.partner.client-id", "push-client");
+            settings.put("liveodds.partner.client-secret", "s3cr3t-value");
+            return this;
+        }
+
+        public Builder set(String key, String value) {
+            settings.put(key, value);
+            return this;
+        }
+
+        public Builder work(Path work) {
+            this.work = work;
+            return this;
+        }
+
+        public RunningService start() {
+            try {
+                Path dir = work != null ? work : Files.createTempDirectory("liveodds-test");
+                settings.putIfAbsent("liveodds.source.file.dir", dir.resolve("inbox").toString());
+                settings.putIfAbsent("liveodds.dead-letter.dir", dir.resolve("dead-letter").toString());
+                settings.putIfAbsent("camel.server.port", Integer.toString(freePort()));
+                settings.putIfAbsent("camel.management.port", Integer.toString(freePort()));
+                settings.putIfAbsent("camel.server.host", "127.0.0.1");
+                settings.putIfAbsent("camel.main.shutdown-timeout", "5");
+                settings.putIfAbsent("liveodds.source.file.poll-delay", "50");
+                Main main = LiveoddsPush.createMain(Path.of("").toAbsolutePath());
+                settings.forEach(main::addOverrideProperty);
+                main.start();
+                return new RunningService(main, dir, settings);
+            } catch (Exception e) {
+                throw new IllegalStateException("service did not start: " + e.getMessage(), e);
+            }
+        }
+    }
+}
