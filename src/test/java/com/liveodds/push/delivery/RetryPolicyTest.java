@@ -1,0 +1,76 @@
+package com.liveodds.push.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+
+import com.liveodds.push.delivery.RetryPolicy.Action;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class RetryPolicyTest {
+
+    private final RetryPolicy policy = new RetryPolicy(Duration.ofMillis(100), Duration.ofSeconds(5), Duration.ofSeconds(60));
+    private final Instant start = Instant.parse("2026-11-21T20:00:00Z");
+
+    @ParameterizedTest
+    @ValueSource(ints = {200, 201, 202, 204})
+    void anyTwoHundredIsDelivered(int status) {
+        assertThat(policy.decide(status, null, 1, start, start, false).action()).isEqualTo(Action.DELIVERED);
+    }
+
+    @Test
+    void firstUnauthorizedRetriesAtOnceThenBacksOff() {
+        RetryPolicy.Decision first = policy.decide(401, null, 1, start, start, false);
+        assertThat(first.action()).isEqualTo(Action.RETRY);
+        assertThat(first.delay()).isZero();
+        RetryPolicy.Decision second = policy.decide(401, null, 2, start, start, true);
+        assertThat(second.action()).isEqualTo(Action.RETRY);
+        assertThat(second.delay()).isPositive();
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 408, 429, 500, 502, 503, 504})
+    void transientFailuresRetryWithBackoff(int status) {
+        RetryPolicy.Decision d = policy.decide(status, null, 1, start, start, false);
+        assertThat(d.action()).isEqualTo(Action.RETRY);
+        assertThat(d.delay()).isBetween(Duration.ofMillis(50), Duration.ofMillis(100));
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {400, 403, 404, 409, 410, 413, 422, 301})
+    void otherStatusesDeadLetterAtOnce(int status) {
+        RetryPolicy.Decision d = policy.decide(status, null, 1, start, start, false);
+        assertThat(d.action()).isEqualTo(Action.DEAD_LETTER);
+        assertThat(d.reason()).contains("HTTP " + status);
+    }
+
+    @Test
+    void backoffGrowsExponentiallyWithJitterUpToTheCap() {
+        for (int attempt = 1; attempt <= 12; attempt++) {
+            long ceiling = Math.min(100L << (attempt - 1), 5000);
+            Duration d = policy.backoff(attempt);
+            assertThat(d.toMillis()).isBetween(ceiling / 2, ceiling);
+        }
+    }
+
+    @Test
+    void retryAfterInSecondsOrAsHttpDateIsHonoured() {
+        assertThat(policy.decide(429, "7", 1, start, start, false).delay()).isEqualTo(Duration.ofSeconds(7));
+        String date = DateTimeFormatter.RFC_1123_DATE_TIME.format(start.plusSeconds(12).atOffset(ZoneOffset.UTC));
+        assertThat(policy.decide(503, date, 1, start, start, false).delay()).isEqualTo(Duration.ofSeconds(12));
+        assertThat(policy.decide(503, "garbage", 1, start, start, false).delay()).isLessThan(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void theRetryBudgetEndsInADeadLetter() {
+        Instant late = start.plusSeconds(59);
+        RetryPolicy.Decision d = policy.decide(503, "5", 30, start, late, false);
+        assertThat(d.action()).isEqualTo(Action.DEAD_LETTER);
+        assertThat(d.reason()).contains("retry budget");
+    }
+}
