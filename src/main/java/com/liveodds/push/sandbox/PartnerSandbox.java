@@ -26,6 +26,7 @@ public class PartnerSandbox {
     private Duration tokenLifetime = Duration.ofSeconds(30);
     private final Map<String, Instant> issued = new ConcurrentHashMap<>();
     private final AtomicLong accepted = new AtomicLong();
+    private final AtomicLong tokensIssued = new AtomicLong();
     private final AtomicLong unauthorized = new AtomicLong();
 
     public void setClientId(String clientId) {
@@ -58,6 +59,7 @@ public class PartnerSandbox {
         String token = "sbx-" + UUID.randomUUID();
         Instant now = Instant.now();
         issued.put(token, now.plus(tokenLifetime));
+        tokensIssued.incrementAndGet();
         issued.values().removeIf(expiry -> expiry.isBefore(now.minus(tokenLifetime)));
         return new Answer(200, "{\"access_token\":\"" + token + "\",\"token_type\":\"Bearer\",\"expires_in\":"
                 + tokenLifetime.toSeconds() + "}");
@@ -82,6 +84,10 @@ public class PartnerSandbox {
 
     public long acceptedCount() {
         return accepted.get();
+    }
+
+    public long issuedCount() {
+        return tokensIssued.get();
     }
 
     public long unauthorizedCount() {
