@@ -38,6 +38,9 @@ public class LiveoddsSettings extends MainListenerSupport {
         http.setConnectionRequestTimeout(timeoutMillis);
         http.setResponseTimeout(timeoutMillis);
         http.setSoTimeout(timeoutMillis);
+        // HttpClient would otherwise retry 503/429 itself, sleeping out Retry-After on the lane where our retry
+        // policy, its budget, its logging and shutdown cannot see it
+        http.setAutomaticRetriesDisabled(true);
 
         if (Boolean.parseBoolean(derived.get("liveodds.sandbox.enabled"))) {
             String port = properties.resolveProperty("camel.server.port").orElse("8080");

@@ -12,6 +12,7 @@ public class DeliveryState {
     private boolean again = true;
     private boolean delivered;
     private boolean renewedFor401;
+    private boolean interrupted;
     private long delayMillis;
     private int lastStatus;
     private String lastResponseBody;
@@ -39,7 +40,17 @@ public class DeliveryState {
     }
 
     public boolean isDeadLettered() {
-        return !again && !delivered;
+        return !again && !delivered && !interrupted;
+    }
+
+    /** Neither delivered nor dead-lettered: the service stopped while the push waited for its next attempt. */
+    public boolean isInterrupted() {
+        return interrupted;
+    }
+
+    void interrupt() {
+        interrupted = true;
+        again = false;
     }
 
     public long getDelayMillis() {

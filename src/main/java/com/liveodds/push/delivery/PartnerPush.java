@@ -90,6 +90,14 @@ public class PartnerPush {
         }
     }
 
+    /** Ends the push: fails the exchange when shutdown interrupted it, so no source acknowledges it. */
+    public void end(Exchange exchange) {
+        DeliveryState state = exchange.getProperty(STATE, DeliveryState.class);
+        if (state.isInterrupted()) {
+            throw new DeliveryInterruptedException(state.getPush());
+        }
+    }
+
     /** Heartbeats are never retried: the next one is due a few seconds later anyway. */
     public boolean heartbeatDelivered(Exchange exchange) {
         DeliveryState state = exchange.getProperty(STATE, DeliveryState.class);

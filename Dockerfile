@@ -1,0 +1,27 @@
+# Build stage: the same Maven build as CI, without the tests (CI runs them).
+FROM maven:3.9-eclipse-temurin-17 AS build
+WORKDIR /build
+COPY pom.xml .
+RUN mvn -B -q dependency:go-offline
+COPY src src
+RUN mvn -B -q package -DskipTests
+
+# Runtime: a JRE, the jar, and the configuration folder (application.properties, routes/, data/).
+FROM eclipse-temurin:17-jre
+RUN apt-get update && apt-get install -y --no-install-recommends curl && rm -rf /var/lib/apt/lists/*
+RUN useradd --system --home-dir /opt/liveodds --shell /usr/sbin/nologin liveodds
+WORKDIR /opt/liveodds
+COPY --from=build /build/target/liveodds-push.jar liveodds-push.jar
+COPY application.properties ./
+COPY routes routes
+COPY data/fight-mapping.csv data/fixtures.json data/
+COPY data/demo data/demo
+RUN mkdir -p data/inbox data/dead-letter && chown -R liveodds:liveodds /opt/liveodds
+USER liveodds
+# 8080: fixtures API (and the HTTP source); 9876: health and metrics
+EXPOSE 8080 9876
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s \
+  CMD curl -fsS http://127.0.0.1:9876/observe/health/live || exit 1
+# SIGTERM stops intake and lets in-flight pushes finish (see README, Operations)
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-jar", "liveodds-push.jar"]

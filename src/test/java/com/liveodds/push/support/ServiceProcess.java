@@ -1,0 +1,74 @@
+package com.liveodds.push.support;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import com.liveodds.push.LiveoddsPush;
+
+/** The service in a process of its own, as an operator runs it, so a test can kill it hard or send it SIGTERM. */
+public final class ServiceProcess implements AutoCloseable {
+
+    private final Process process;
+    private final Path log;
+
+    private ServiceProcess(Process process, Path log) {
+        this.process = process;
+        this.log = log;
+    }
+
+    public static ServiceProcess start(Map<String, String> settings, Path log) {
+        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-cp", System.getProperty("java.class.path")));
+        settings.forEach((k, v) -> command.add("-D" + k + "=" + v));
+        command.add(LiveoddsPush.class.getName());
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            return new ServiceProcess(process, log);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** SIGKILL: no shutdown hook, nothing flushed, as in a crash. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** SIGTERM, as an orchestrator stops a container; returns how long the process took to exit. */
+    public Duration terminate(Duration atMost) throws InterruptedException {
+        long start = System.nanoTime();
+        process.destroy();
+        if (!process.waitFor(atMost.toMillis(), TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("service did not exit within " + atMost + " after SIGTERM; log: " + log);
+        }
+        return Duration.ofNanos(System.nanoTime() - start);
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public String log() {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+    }
+}
