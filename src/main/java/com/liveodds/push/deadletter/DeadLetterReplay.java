@@ -1,0 +1,99 @@
+package com.liveodds.push.deadletter;
+
+import java.io.IOException;
+import java.util.List;
+
+import com.liveodds.push.deadletter.DeadLetterStore.DeadLetter;
+import com.liveodds.push.delivery.DeliveryState;
+import com.liveodds.push.delivery.PartnerPush;
+import org.apache.camel.CamelContext;
+import org.apache.camel.CamelContextAware;
+import org.apache.camel.Exchange;
+import org.apache.camel.ExchangePattern;
+import org.apache.camel.ProducerTemplate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends chosen dead letters through the whole pipeline again (validation, match id, the lane of their match), one
+ * at a time in the order their messages first came in, and waits for each outcome. A replayed message leaves the
+ * store once it is delivered; one that fails again is stored anew with its fresh reason, so the store never holds
+ * two copies of a message.
+ */
+public class DeadLetterReplay implements CamelContextAware {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DeadLetterReplay.class);
+
+    private final DeadLetterStore store;
+    private final String replayEndpoint;
+    private CamelContext camelContext;
+    private ProducerTemplate template;
+
+    public DeadLetterReplay(DeadLetterStore store, String replayEndpoint) {
+        this.store = store;
+        this.replayEndpoint = replayEndpoint;
+    }
+
+    /**
+     * @param matchId   only dead letters of this match ({@code match:123}), or null
+     * @param messageId only the dead letter of this message, or null
+     */
+    public synchronized Report replay(String matchId, String messageId) throws IOException {
+        List<DeadLetter> chosen = store.list().stream()
+                .filter(l -> blank(matchId) || matchId.equals(l.matchId()))
+                .filter(l -> blank(messageId) || messageId.equals(l.messageId()))
+                .toList();
+        int delivered = 0;
+        int failedAgain = 0;
+        int notRun = 0;
+        for (DeadLetter letter : chosen) {
+            if (letter.upstreamBody() == null) {
+                notRun++;
+                continue;
+            }
+            Exchange result = template().send(replayEndpoint, ExchangePattern.InOut,
+                    e -> e.getMessage().setBody(letter.upstreamBody()));
+            if (result.getException() != null) {
+                // the pipeline did not finish (shutdown, storage error): keep the letter for a later replay
+                notRun++;
+                LOG.warn("Replay of dead letter {} did not complete: {}", letter.file().getFileName(), result.getException().getMessage());
+                continue;
+            }
+            DeliveryState state = result.getProperty(PartnerPush.STATE, DeliveryState.class);
+            if (state != null && state.isDelivered()) {
+                delivered++;
+            } else {
+                failedAgain++;
+            }
+            store.remove(letter);
+        }
+        Report report = new Report(chosen.size(), delivered, failedAgain, notRun);
+        LOG.info("Dead-letter replay: {}", report);
+        return report;
+    }
+
+    private ProducerTemplate template() {
+        if (template == null) {
+            template = camelContext.createProducerTemplate();
+        }
+        return template;
+    }
+
+    private static boolean blank(String s) {
+        return s == null || s.isBlank();
+    }
+
+    @Override
+    public void setCamelContext(CamelContext camelContext) {
+        this.camelContext = camelContext;
+    }
+
+    @Override
+    public CamelContext getCamelContext() {
+        return camelContext;
+    }
+
+    /** What a replay did: chosen letters, delivered now, dead-lettered again, and left in the store untouched. */
+    public record Report(int chosen, int delivered, int deadLetteredAgain, int notRun) {
+    }
+}

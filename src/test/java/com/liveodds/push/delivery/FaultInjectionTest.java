@@ -1,0 +1,114 @@
+package com.liveodds.push.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.liveodds.push.deadletter.DeadLetterReplay;
+import com.liveodds.push.support.Messages;
+import com.liveodds.push.support.RunningService;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Thousands of messages over many matches through a partner that fails in every way we know. Every message must
+ * end delivered or dead-lettered by rule, each match in input order, and replay must deliver the dead letters.
+ */
+class FaultInjectionTest {
+
+    private static final int MESSAGES = 2400;
+    private static final int MATCHES = 60;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void everyMessageIsDeliveredInOrderOrDeadLetteredByRule() throws Exception {
+        FaultyPartner partner = new FaultyPartner(MESSAGES / 3, 2000);
+        Path work = Files.createTempDirectory("faults");
+        Map<String, List<String>> expectedByMatch = new LinkedHashMap<>();
+        Set<String> bad = new HashSet<>();
+        Files.createDirectories(work.resolve("inbox"));
+        for (int i = 0; i < MESSAGES; i++) {
+            int match = i % MATCHES;
+            String id = String.format("f%05d", i) + (i % 97 == 13 ? "-bad" : "");
+            if (id.endsWith("-bad")) {
+                bad.add(id);
+            } else {
+                expectedByMatch.computeIfAbsent("/partner/v1/liveodds/42/match:" + (8000 + match) + "/odds", k -> new ArrayList<>()).add(id);
+            }
+            Files.writeString(work.resolve("inbox").resolve(id + ".json"), Messages.odds(id, Messages.external(Integer.toString(match), 8000 + match)));
+        }
+        long started = System.nanoTime();
+        try (RunningService service = RunningService.builder().partner(partner.baseUrl(), partner.authUrl()).work(work)
+                .set("liveodds.delivery.timeout", "500ms")
+                .set("liveodds.delivery.max-elapsed", "60s")
+                .start()) {
+            Set<String> expectedDelivered = expectedByMatch.values().stream().flatMap(List::stream).collect(Collectors.toSet());
+            await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(500)).until(() ->
+                    acceptedIds(partner).containsAll(expectedDelivered) && service.deadLetterCount() == bad.size());
+            double seconds = (System.nanoTime() - started) / 1e9;
+
+            List<FaultyPartner.Accepted> accepted = partner.accepted();
+            Map<String, List<String>> deliveredByMatch = new LinkedHashMap<>();
+            for (FaultyPartner.Accepted a : accepted) {
+                deliveredByMatch.computeIfAbsent(a.path(), k -> new ArrayList<>()).add(a.messageId());
+            }
+            int orderViolations = 0;
+            for (Map.Entry<String, List<String>> e : expectedByMatch.entrySet()) {
+                if (!CrashAndShutdownTest.collapseRepeats(deliveredByMatch.get(e.getKey())).equals(e.getValue())) {
+                    orderViolations++;
+                }
+            }
+            List<JsonNode> letters = deadLetters(service.deadLetters());
+            System.out.printf("fault suite: %d messages over %d matches in %.1f s; accepted %d (repeats %d); dead letters %d; "
+                            + "order violations %d; faults %s%n", MESSAGES, MATCHES, seconds, accepted.size(),
+                    accepted.size() - expectedDelivered.size(), letters.size(), orderViolations, partner.faults);
+
+            assertThat(orderViolations).isZero();
+            assertThat(letters).extracting(l -> l.path("message_id").asText()).containsExactlyInAnyOrderElementsOf(bad);
+            assertThat(letters).allSatisfy(l -> {
+                assertThat(l.path("reason").asText()).isEqualTo("HTTP 422 is not retryable");
+                assertThat(l.path("last_status").asInt()).isEqualTo(422);
+                assertThat(l.path("attempts").asInt()).isEqualTo(1);
+                assertThat(l.path("match_id").asText()).startsWith("match:");
+                assertThat(l.path("body").path("message_id").asText()).isEqualTo(l.path("message_id").asText());
+            });
+            assertThat(partner.faults).containsKeys("500", "429 Retry-After 1", "stall", "connection reset", "401", "token endpoint 503");
+
+            partner.acceptBadMessages();
+            DeadLetterReplay.Report report = service.bean("deadLetterReplay", DeadLetterReplay.class).replay(null, null);
+            assertThat(report.delivered()).isEqualTo(bad.size());
+            assertThat(service.deadLetterCount()).isZero();
+            assertThat(acceptedIds(partner)).containsAll(bad);
+        } finally {
+            partner.shutdown();
+        }
+    }
+
+    private static Set<String> acceptedIds(FaultyPartner partner) {
+        return partner.accepted().stream().map(FaultyPartner.Accepted::messageId).collect(Collectors.toSet());
+    }
+
+    private static List<JsonNode> deadLetters(Path dir) throws Exception {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(p -> !p.getFileName().toString().startsWith(".")).map(p -> {
+                try {
+                    return JSON.readTree(p.toFile());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }).toList();
+        }
+    }
+}
