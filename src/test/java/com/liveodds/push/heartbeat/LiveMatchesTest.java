@@ -1,0 +1,74 @@
+package com.liveodds.push.heartbeat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+import org.junit.jupiter.api.Test;
+
+class LiveMatchesTest {
+
+    private final LiveMatches matches = new LiveMatches(Duration.ofMillis(200), Duration.ofMinutes(30));
+
+    @Test
+    void aMatchIsLiveOnlyOnceAMessageWasDelivered() {
+        matches.enqueued("match:1");
+        matches.finished("match:1", false);
+        assertThat(matches.isLive("match:1")).isFalse();
+        matches.enqueued("match:1");
+        matches.finished("match:1", true);
+        assertThat(matches.isLive("match:1")).isTrue();
+    }
+
+    @Test
+    void anIdleLiveMatchIsDueOnceAnIntervalAfterItsLastPushAndNotWhileAHeartbeatIsOut() {
+        matches.enqueued("match:1");
+        matches.finished("match:1", true);
+        assertThat(matches.claimDueHeartbeats()).isEmpty();
+        await().atMost(Duration.ofSeconds(2)).until(() -> matches.claimDueHeartbeats().contains("match:1"));
+        assertThat(matches.claimDueHeartbeats()).as("claimed already").isEmpty();
+        matches.heartbeatFinished("match:1");
+        assertThat(matches.claimDueHeartbeats()).as("the heartbeat counts as the last push").isEmpty();
+    }
+
+    @Test
+    void aMatchWithAMessageWaitingGetsNoHeartbeat() {
+        matches.enqueued("match:1");
+        matches.finished("match:1", true);
+        matches.enqueued("match:1");
+        await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1)).until(() -> true);
+        assertThat(matches.claimDueHeartbeats()).isEmpty();
+    }
+
+    @Test
+    void aPushWaitsForTheHeartbeatAlreadyOnTheWire() throws Exception {
+        matches.enqueued("match:1");
+        matches.finished("match:1", true);
+        await().atMost(Duration.ofSeconds(2)).until(() -> matches.claimDueHeartbeats().contains("match:1"));
+        matches.enqueued("match:1");
+        CompletableFuture<Void> push = CompletableFuture.runAsync(() -> {
+            try {
+                matches.awaitHeartbeat("match:1");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        await().pollDelay(Duration.ofMillis(200)).atMost(Duration.ofSeconds(1)).until(() -> true);
+        assertThat(push).isNotDone();
+        matches.heartbeatFinished("match:1");
+        push.get();
+    }
+
+    @Test
+    void matchesUpstreamForgotAreDropped() {
+        LiveMatches shortLived = new LiveMatches(Duration.ofMillis(100), Duration.ofMillis(300));
+        shortLived.enqueued("match:1");
+        shortLived.finished("match:1", true);
+        await().atMost(Duration.ofSeconds(2)).until(() -> {
+            shortLived.claimDueHeartbeats().forEach(shortLived::heartbeatFinished);
+            return !shortLived.isLive("match:1");
+        });
+    }
+}
