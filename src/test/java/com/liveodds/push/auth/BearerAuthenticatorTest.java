@@ -3,26 +3,16 @@ package com.liveodds.push.auth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Date;
-import java.util.List;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import com.nimbusds.jose.JWSAlgorithm;
-import com.nimbusds.jose.JWSHeader;
-import com.nimbusds.jose.crypto.RSASSASigner;
-import com.nimbusds.jose.jwk.JWKSet;
 import com.nimbusds.jose.jwk.RSAKey;
-import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
-import com.nimbusds.jwt.JWTClaimsSet;
+import com.liveodds.push.support.JwtIssuer;
 import com.nimbusds.jwt.PlainJWT;
-import com.nimbusds.jwt.SignedJWT;
-import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,64 +21,31 @@ import org.slf4j.LoggerFactory;
 /** The bearer check alone: static tokens, and JWTs against a real JWKS served on loopback. */
 class BearerAuthenticatorTest {
 
-    private static final String ISSUER = "https://auth.partner.test/";
-    private static final String AUDIENCE = "liveodds-fixtures";
-
-    private static RSAKey signingKey;
-    private static HttpServer jwks;
+    private static JwtIssuer issuer;
 
     @BeforeAll
-    static void serveJwks() throws Exception {
-        signingKey = new RSAKeyGenerator(2048).keyID("k1").generate();
-        byte[] body = new JWKSet(signingKey.toPublicJWK()).toString().getBytes(StandardCharsets.UTF_8);
-        jwks = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        jwks.createContext("/.well-known/jwks.json", exchange -> {
-            exchange.getResponseHeaders().add("Content-Type", "application/json");
-            exchange.sendResponseHeaders(200, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
-        });
-        jwks.start();
+    static void serveJwks() {
+        issuer = new JwtIssuer();
     }
 
     @AfterAll
     static void stopJwks() {
-        jwks.stop(0);
+        issuer.close();
     }
 
-    static String jwksUrl() {
-        return "http://127.0.0.1:" + jwks.getAddress().getPort() + "/.well-known/jwks.json";
-    }
+    private final BearerAuthenticator jwtAuth = jwtAuthenticator();
 
-    /** A JWT authenticator as the service builds one from its settings. */
-    static BearerAuthenticator jwtAuthenticator() {
+    private static BearerAuthenticator jwtAuthenticator() {
         BearerAuthenticator auth = new BearerAuthenticator();
         auth.setMode("jwt");
-        auth.setJwksUrl(jwksUrl());
-        auth.setIssuer(ISSUER);
-        auth.setAudience(AUDIENCE);
+        auth.setJwksUrl(issuer.jwksUrl());
+        auth.setIssuer(JwtIssuer.ISSUER);
+        auth.setAudience(JwtIssuer.AUDIENCE);
         auth.setJwksTimeout("2s");
         auth.setJwksCache("5m");
         auth.start();
         return auth;
     }
-
-    static JWTClaimsSet.Builder validClaims() {
-        return new JWTClaimsSet.Builder().issuer(ISSUER).audience(AUDIENCE).subject("partner-42")
-                .issueTime(new Date()).expirationTime(Date.from(Instant.now().plusSeconds(300)));
-    }
-
-    static String sign(RSAKey key, JWTClaimsSet claims) throws Exception {
-        SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID(key.getKeyID()).build(), claims);
-        jwt.sign(new RSASSASigner(key));
-        return jwt.serialize();
-    }
-
-    /** A token the JWKS of this test accepts, for the tests that go over HTTP. */
-    static String validJwt() throws Exception {
-        return sign(signingKey, validClaims().build());
-    }
-
 
     private final BearerAuthenticator staticAuth = staticAuthenticator(" alpha-token-1 ,beta-token-2,, ");
 
@@ -136,49 +93,47 @@ class BearerAuthenticatorTest {
     }
 
 
-    private final BearerAuthenticator jwtAuth = jwtAuthenticator();
-
     @Test
     void acceptsATokenSignedByAKeyOfTheJwks() throws Exception {
-        assertThat(jwtAuth.isAuthorized("Bearer " + validJwt())).isTrue();
+        assertThat(jwtAuth.isAuthorized("Bearer " + issuer.token())).isTrue();
     }
 
     @Test
     void refusesATokenSignedByAnotherKeyWithTheSameKeyId() throws Exception {
-        RSAKey impostor = new RSAKeyGenerator(2048).keyID("k1").generate();
-        assertThat(jwtAuth.isAuthorized("Bearer " + sign(impostor, validClaims().build()))).isFalse();
+        RSAKey impostor = JwtIssuer.newKey("k1");
+        assertThat(jwtAuth.isAuthorized("Bearer " + JwtIssuer.sign(impostor, JwtIssuer.validClaims().build()))).isFalse();
     }
 
     @Test
     void refusesATokenSignedByAKeyTheJwksDoesNotHave() throws Exception {
-        RSAKey stranger = new RSAKeyGenerator(2048).keyID("k-unknown").generate();
-        assertThat(jwtAuth.isAuthorized("Bearer " + sign(stranger, validClaims().build()))).isFalse();
+        RSAKey stranger = JwtIssuer.newKey("k-unknown");
+        assertThat(jwtAuth.isAuthorized("Bearer " + JwtIssuer.sign(stranger, JwtIssuer.validClaims().build()))).isFalse();
     }
 
     @Test
     void refusesExpiredTokensAndTokensWithoutExpiry() throws Exception {
-        String expired = sign(signingKey, validClaims().expirationTime(Date.from(Instant.now().minusSeconds(600))).build());
-        String endless = sign(signingKey, validClaims().expirationTime(null).build());
+        String expired = issuer.sign(JwtIssuer.validClaims().expirationTime(Date.from(Instant.now().minusSeconds(600))).build());
+        String endless = issuer.sign(JwtIssuer.validClaims().expirationTime(null).build());
         assertThat(jwtAuth.isAuthorized("Bearer " + expired)).isFalse();
         assertThat(jwtAuth.isAuthorized("Bearer " + endless)).isFalse();
     }
 
     @Test
     void refusesWrongOrMissingAudience() throws Exception {
-        assertThat(jwtAuth.isAuthorized("Bearer " + sign(signingKey, validClaims().audience("someone-else").build()))).isFalse();
-        assertThat(jwtAuth.isAuthorized("Bearer " + sign(signingKey, validClaims().audience((String) null).build()))).isFalse();
+        assertThat(jwtAuth.isAuthorized("Bearer " + issuer.sign(JwtIssuer.validClaims().audience("someone-else").build()))).isFalse();
+        assertThat(jwtAuth.isAuthorized("Bearer " + issuer.sign(JwtIssuer.validClaims().audience((String) null).build()))).isFalse();
     }
 
     @Test
     void refusesWrongOrMissingIssuer() throws Exception {
-        assertThat(jwtAuth.isAuthorized("Bearer " + sign(signingKey, validClaims().issuer("https://evil.test/").build()))).isFalse();
-        assertThat(jwtAuth.isAuthorized("Bearer " + sign(signingKey, validClaims().issuer(null).build()))).isFalse();
+        assertThat(jwtAuth.isAuthorized("Bearer " + issuer.sign(JwtIssuer.validClaims().issuer("https://evil.test/").build()))).isFalse();
+        assertThat(jwtAuth.isAuthorized("Bearer " + issuer.sign(JwtIssuer.validClaims().issuer(null).build()))).isFalse();
     }
 
     @Test
     void refusesMalformedAndUnsignedTokens() throws Exception {
-        String unsigned = new PlainJWT(validClaims().build()).serialize();
-        String valid = validJwt();
+        String unsigned = new PlainJWT(JwtIssuer.validClaims().build()).serialize();
+        String valid = issuer.token();
         String tampered = valid.substring(0, valid.lastIndexOf('.') + 1) + "AAAA" + valid.substring(valid.lastIndexOf('.') + 5);
         assertThat(jwtAuth.isAuthorized("Bearer " + unsigned)).isFalse();
         assertThat(jwtAuth.isAuthorized("Bearer " + tampered)).isFalse();
@@ -190,11 +145,11 @@ class BearerAuthenticatorTest {
 
     @Test
     void neverLogsPresentedTokens() throws Exception {
-        String expired = sign(signingKey, validClaims().expirationTime(Date.from(Instant.now().minusSeconds(600))).build());
+        String expired = issuer.sign(JwtIssuer.validClaims().expirationTime(Date.from(Instant.now().minusSeconds(600))).build());
         ListAppender<ILoggingEvent> logs = capture();
         try {
             jwtAuth.isAuthorized("Bearer " + expired);
-            jwtAuth.isAuthorized("Bearer " + sign(signingKey, validClaims().audience("someone-else").build()));
+            jwtAuth.isAuthorized("Bearer " + issuer.sign(JwtIssuer.validClaims().audience("someone-else").build()));
         } finally {
             release(logs);
         }
@@ -206,10 +161,10 @@ class BearerAuthenticatorTest {
     void incompleteSettingsStopStartUpNamingTheKey() {
         BearerAuthenticator missing = new BearerAuthenticator();
         missing.setMode("jwt");
-        missing.setJwksUrl(jwksUrl());
-        missing.setIssuer(ISSUER);
+        missing.setJwksUrl(issuer.jwksUrl());
+        missing.setIssuer(JwtIssuer.ISSUER);
         assertThatThrownBy(missing::start).hasMessageContaining("liveodds.fixtures.auth.audience");
-        missing.setAudience(AUDIENCE);
+        missing.setAudience(JwtIssuer.AUDIENCE);
         missing.setJwksUrl("");
         assertThatThrownBy(missing::start).hasMessageContaining("liveodds.fixtures.auth.jwks-url");
         BearerAuthenticator unknownMode = new BearerAuthenticator();
