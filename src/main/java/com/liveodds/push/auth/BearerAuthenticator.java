@@ -150,8 +150,12 @@ public class BearerAuthenticator {
         try {
             processor.process(token, null);
             return true;
-        } catch (ParseException | BadJOSEException e) {
-            // the reason only, never the token: claim names and the failed rule are enough to diagnose a client
+        } catch (ParseException e) {
+            // the parser's message can quote a piece of what it was given: say only that it was no JWT
+            LOG.debug("Bearer token refused: not a signed JWT");
+            return false;
+        } catch (BadJOSEException e) {
+            // the failed rule only (expired, audience, issuer, signature), never the token
             LOG.debug("Bearer JWT refused: {}", e.getMessage());
             return false;
         } catch (JOSEException e) {
