@@ -16,10 +16,12 @@ import java.util.Set;
 
 import com.liveodds.push.settings.Durations;
 import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.jwk.source.JWKSource;
 import com.nimbusds.jose.jwk.source.JWKSourceBuilder;
 import com.nimbusds.jose.proc.BadJOSEException;
+import com.nimbusds.jose.proc.DefaultJOSEObjectTypeVerifier;
 import com.nimbusds.jose.proc.JWSVerificationKeySelector;
 import com.nimbusds.jose.proc.SecurityContext;
 import com.nimbusds.jose.util.DefaultResourceRetriever;
@@ -42,6 +44,7 @@ public class BearerAuthenticator {
     private static final Logger LOG = LoggerFactory.getLogger(BearerAuthenticator.class);
     private static final String SCHEME = "bearer ";
     private static final int JWKS_SIZE_LIMIT = 256 * 1024;
+    private static final JOSEObjectType AT_JWT = new JOSEObjectType("at+jwt");
 
     private String mode = "static";
     private String tokens = "";
@@ -135,6 +138,8 @@ public class BearerAuthenticator {
         algorithms.addAll(JWSAlgorithm.Family.ED);
         DefaultJWTProcessor<SecurityContext> processor = new DefaultJWTProcessor<>();
         processor.setJWSKeySelector(new JWSVerificationKeySelector<>(algorithms, keys));
+        // OAuth access tokens are often typed at+jwt (RFC 9068); Nimbus alone takes only JWT or no type
+        processor.setJWSTypeVerifier(new DefaultJOSEObjectTypeVerifier<>(JOSEObjectType.JWT, AT_JWT, null));
         processor.setJWTClaimsSetVerifier(new DefaultJWTClaimsVerifier<>(requiredAudience,
                 new JWTClaimsSet.Builder().issuer(requiredIssuer).build(),
                 Set.of(JWTClaimNames.EXPIRATION_TIME, JWTClaimNames.ISSUER, JWTClaimNames.AUDIENCE)));

@@ -10,9 +10,14 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import com.nimbusds.jose.jwk.RSAKey;
 import com.liveodds.push.support.JwtIssuer;
+import com.nimbusds.jose.JOSEObjectType;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jose.jwk.RSAKey;
 import com.nimbusds.jwt.PlainJWT;
+import com.nimbusds.jwt.SignedJWT;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -96,6 +101,20 @@ class BearerAuthenticatorTest {
     @Test
     void acceptsATokenSignedByAKeyOfTheJwks() throws Exception {
         assertThat(jwtAuth.isAuthorized("Bearer " + issuer.token())).isTrue();
+    }
+
+    @Test
+    void acceptsOAuthAccessTokensTypedAtJwtButNoOtherType() throws Exception {
+        assertThat(jwtAuth.isAuthorized("Bearer " + typed("at+jwt"))).isTrue();
+        assertThat(jwtAuth.isAuthorized("Bearer " + typed("JWT"))).isTrue();
+        assertThat(jwtAuth.isAuthorized("Bearer " + typed("logout+jwt"))).isFalse();
+    }
+
+    private static String typed(String type) throws Exception {
+        SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(JWSAlgorithm.RS256).keyID("k1").type(new JOSEObjectType(type)).build(),
+                JwtIssuer.validClaims().build());
+        jwt.sign(new RSASSASigner(issuer.key()));
+        return jwt.serialize();
     }
 
     @Test

@@ -54,6 +54,11 @@ public final class JwtIssuer implements AutoCloseable {
                 .issueTime(new Date()).expirationTime(Date.from(Instant.now().plusSeconds(300)));
     }
 
+    /** The private signing key, for tests that build unusual tokens themselves. */
+    public RSAKey key() {
+        return key;
+    }
+
     public String token() {
         return sign(validClaims().build());
     }
