@@ -16,6 +16,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
@@ -25,6 +28,7 @@ import com.liveodds.push.support.WireMockPartner;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /** The HTTP source over real HTTP: 202 only after delivery, 400/401/413/503 and their order, nothing leaks through. */
 class HttpIngestTest {
@@ -40,8 +44,12 @@ class HttpIngestTest {
     private static WireMockPartner partner;
     private static RunningService service;
 
+    private static final ListAppender<ILoggingEvent> LOGS = new ListAppender<>();
+
     @BeforeAll
     static void start() throws Exception {
+        LOGS.start();
+        ((Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)).addAppender(LOGS);
         partner = new WireMockPartner().acceptingEverything();
         partner.server().stubFor(post(urlPathMatching("/partner/v1/liveodds/42/match:" + SLOW_MATCH + "/.*")).atPriority(1)
                 .willReturn(aResponse().withStatus(202).withFixedDelay(SLOW_MILLIS)));
@@ -63,6 +71,10 @@ class HttpIngestTest {
     static void stop() {
         service.close();
         partner.close();
+        ((Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)).detachAppender(LOGS);
+        // neither the accepted tokens nor the ones callers presented, nor the partner's access token
+        assertThat(LOGS.list).isNotEmpty().noneMatch(e -> e.getFormattedMessage().contains("ingest-token")
+                || e.getFormattedMessage().contains(WireMockPartner.TOKEN));
     }
 
     @Test
