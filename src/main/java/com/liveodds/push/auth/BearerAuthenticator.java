@@ -1,0 +1,213 @@
+package com.liveodds.push.auth;
+
+import java.net.MalformedURLException;
+import java.net.URI;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.text.ParseException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import com.liveodds.push.settings.Durations;
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JOSEObjectType;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.jwk.source.JWKSource;
+import com.nimbusds.jose.jwk.source.JWKSourceBuilder;
+import com.nimbusds.jose.proc.BadJOSEException;
+import com.nimbusds.jose.proc.DefaultJOSEObjectTypeVerifier;
+import com.nimbusds.jose.proc.JWSVerificationKeySelector;
+import com.nimbusds.jose.proc.SecurityContext;
+import com.nimbusds.jose.util.DefaultResourceRetriever;
+import com.nimbusds.jwt.JWTClaimNames;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.proc.ConfigurableJWTProcessor;
+import com.nimbusds.jwt.proc.DefaultJWTClaimsVerifier;
+import com.nimbusds.jwt.proc.DefaultJWTProcessor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Decides whether an {@code Authorization} header carries an acceptable bearer token, for the fixtures API and the
+ * HTTP source. {@code static}: one of the configured tokens; {@code jwt}: a JWT signed by a key of the JWKS URL,
+ * unexpired ({@code exp} required), from the configured issuer and for the configured audience.
+ * Neither the configured nor the presented tokens are ever logged.
+ */
+public class BearerAuthenticator {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BearerAuthenticator.class);
+    private static final String SCHEME = "bearer ";
+    private static final int JWKS_SIZE_LIMIT = 256 * 1024;
+    private static final JOSEObjectType AT_JWT = new JOSEObjectType("at+jwt");
+
+    private String mode = "static";
+    private String tokens = "";
+    private String jwksUrl;
+    private String issuer;
+    private String audience;
+    private Duration jwksTimeout = Duration.ofSeconds(2);
+    private Duration jwksCache = Duration.ofMinutes(5);
+
+    private volatile List<byte[]> staticTokenHashes = List.of();
+    private volatile ConfigurableJWTProcessor<SecurityContext> jwtProcessor;
+
+    /** {@code static} or {@code jwt}. */
+    public void setMode(String mode) {
+        this.mode = mode == null ? "" : mode.trim().toLowerCase(Locale.ROOT);
+    }
+
+    /** {@code static} mode: the accepted tokens, comma-separated. */
+    public void setTokens(String tokens) {
+        this.tokens = tokens;
+    }
+
+    public void setJwksUrl(String jwksUrl) {
+        this.jwksUrl = jwksUrl;
+    }
+
+    public void setIssuer(String issuer) {
+        this.issuer = issuer;
+    }
+
+    public void setAudience(String audience) {
+        this.audience = audience;
+    }
+
+    /** Connect and read time-out of one JWKS download. */
+    public void setJwksTimeout(String jwksTimeout) {
+        this.jwksTimeout = Durations.parse(jwksTimeout);
+    }
+
+    /** How long a downloaded JWKS is used before it is fetched again (an unknown key id fetches it sooner). */
+    public void setJwksCache(String jwksCache) {
+        this.jwksCache = Durations.parse(jwksCache);
+    }
+
+    /** Checks the settings of the chosen mode; a mode that cannot work stops start-up with the key to set. */
+    public void start() {
+        switch (mode) {
+            case "static" -> startStatic();
+            case "jwt" -> startJwt();
+            default -> throw new IllegalArgumentException("liveodds.fixtures.auth.mode must be static or jwt, not '" + mode + "'");
+        }
+    }
+
+    /** @param authorization the whole {@code Authorization} header, or null */
+    public boolean isAuthorized(String authorization) {
+        String token = bearerToken(authorization);
+        if (token == null) {
+            return false;
+        }
+        return "jwt".equals(mode) ? validJwt(token) : knownStaticToken(token);
+    }
+
+    public boolean isUnauthorized(String authorization) {
+        return !isAuthorized(authorization);
+    }
+
+    private void startStatic() {
+        List<byte[]> hashes = Arrays.stream(tokens == null ? new String[0] : tokens.split(","))
+                .map(String::trim).filter(t -> !t.isEmpty()).map(BearerAuthenticator::sha256).toList();
+        staticTokenHashes = hashes;
+        if (hashes.isEmpty()) {
+            LOG.warn("No bearer tokens configured (liveodds.fixtures.auth.tokens): every request to the fixtures API "
+                    + "and the HTTP source is refused with 401");
+        } else {
+            LOG.info("Bearer check: static, {} accepted token(s)", hashes.size());
+        }
+    }
+
+    private void startJwt() {
+        URL url = jwksUrl(required("liveodds.fixtures.auth.jwks-url", jwksUrl));
+        String requiredIssuer = required("liveodds.fixtures.auth.issuer", issuer);
+        String requiredAudience = required("liveodds.fixtures.auth.audience", audience);
+        int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, jwksTimeout.toMillis());
+        JWKSourceBuilder<SecurityContext> builder = JWKSourceBuilder.create(url,
+                new DefaultResourceRetriever(timeoutMillis, timeoutMillis, JWKS_SIZE_LIMIT));
+        JWKSource<SecurityContext> keys = (jwksCache.isZero() ? builder.cache(false)
+                : builder.cache(jwksCache.toMillis(), Math.max(timeoutMillis, 1000))).build();
+        // EdDSA is left out: Nimbus verifies it only with Google Tink, which this bundle does not ship
+        Set<JWSAlgorithm> algorithms = new HashSet<>();
+        algorithms.addAll(JWSAlgorithm.Family.RSA);
+        algorithms.addAll(JWSAlgorithm.Family.EC);
+        DefaultJWTProcessor<SecurityContext> processor = new DefaultJWTProcessor<>();
+        processor.setJWSKeySelector(new JWSVerificationKeySelector<>(algorithms, keys));
+        // OAuth access tokens are often typed at+jwt (RFC 9068); Nimbus alone takes only JWT or no type
+        processor.setJWSTypeVerifier(new DefaultJOSEObjectTypeVerifier<>(JOSEObjectType.JWT, AT_JWT, null));
+        processor.setJWTClaimsSetVerifier(new DefaultJWTClaimsVerifier<>(requiredAudience,
+                new JWTClaimsSet.Builder().issuer(requiredIssuer).build(),
+                Set.of(JWTClaimNames.EXPIRATION_TIME, JWTClaimNames.ISSUER, JWTClaimNames.AUDIENCE)));
+        jwtProcessor = processor;
+        LOG.info("Bearer check: JWT from issuer {} for audience {}, keys from {}", requiredIssuer, requiredAudience, url);
+    }
+
+    private boolean validJwt(String token) {
+        ConfigurableJWTProcessor<SecurityContext> processor = jwtProcessor;
+        if (processor == null) {
+            return false;
+        }
+        try {
+            processor.process(token, null);
+            return true;
+        } catch (ParseException e) {
+            // the parser's message can quote a piece of what it was given: say only that it was no JWT
+            LOG.debug("Bearer token refused: not a signed JWT");
+            return false;
+        } catch (BadJOSEException e) {
+            // the failed rule only (expired, audience, issuer, signature), never the token
+            LOG.debug("Bearer JWT refused: {}", e.getMessage());
+            return false;
+        } catch (JOSEException e) {
+            LOG.warn("Bearer JWT could not be checked (JWKS unavailable?): {}", e.getMessage());
+            return false;
+        }
+    }
+
+    private boolean knownStaticToken(String token) {
+        byte[] presented = sha256(token);
+        boolean match = false;
+        // every configured token is compared, so the time taken tells nothing about which one came close
+        for (byte[] accepted : staticTokenHashes) {
+            match |= MessageDigest.isEqual(accepted, presented);
+        }
+        return match;
+    }
+
+    private static String bearerToken(String authorization) {
+        if (authorization == null || authorization.length() <= SCHEME.length()
+                || !authorization.regionMatches(true, 0, SCHEME, 0, SCHEME.length())) {
+            return null;
+        }
+        String token = authorization.substring(SCHEME.length()).trim();
+        return token.isEmpty() ? null : token;
+    }
+
+    private static String required(String key, String value) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalStateException("liveodds.fixtures.auth.mode=jwt needs " + key);
+        }
+        return value.trim();
+    }
+
+    private static URL jwksUrl(String text) {
+        try {
+            return URI.create(text).toURL();
+        } catch (IllegalArgumentException | MalformedURLException e) {
+            throw new IllegalStateException("liveodds.fixtures.auth.jwks-url is not a URL: '" + text + "'");
+        }
+    }
+
+    private static byte[] sha256(String text) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package com.liveodds.push.httpapi;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.camel.Exchange;
+import org.apache.camel.Message;
+
+/**
+ * The answers of our HTTP API (fixtures and the HTTP source): always JSON, and never with a header the request or
+ * a later step brought in, so neither the caller's bearer token nor a partner's response headers are echoed back.
+ */
+public class HttpAnswers {
+
+    private final ObjectMapper mapper = new ObjectMapper();
+
+    /** RFC 6750: a missing or refused bearer token is a 401 that names the scheme. */
+    public void unauthorized(Exchange exchange) {
+        error(exchange, 401, "unauthorized", "a valid bearer token is required");
+        exchange.getMessage().setHeader("WWW-Authenticate", "Bearer");
+    }
+
+    public void error(Exchange exchange, int status, String error, String message) {
+        ObjectNode body = mapper.createObjectNode();
+        body.put("error", error);
+        body.put("message", message);
+        json(exchange, status, body.toString());
+    }
+
+    /** Busy: the caller should come back after {@code retryAfterSeconds}. */
+    public void unavailable(Exchange exchange, String message, long retryAfterSeconds) {
+        error(exchange, 503, "unavailable", message);
+        exchange.getMessage().setHeader("Retry-After", Long.toString(retryAfterSeconds));
+    }
+
+    public void json(Exchange exchange, int status, String json) {
+        Message message = exchange.getMessage();
+        message.removeHeaders("*");
+        message.setHeader(Exchange.HTTP_RESPONSE_CODE, status);
+        message.setHeader(Exchange.CONTENT_TYPE, "application/json");
+        message.setBody(json);
+    }
+}
