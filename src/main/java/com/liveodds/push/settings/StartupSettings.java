@@ -57,6 +57,10 @@ public final class StartupSettings {
                 derived.put("liveodds.fixtures.auth.mode", "static");
                 derived.put("liveodds.fixtures.auth.tokens", "sandbox-" + randomHex(12));
             }
+            if (!isSet(lookup.apply("liveodds.admin.tokens"))) {
+                derived.put("liveodds.admin.tokens", valueOr(derived.get("liveodds.fixtures.auth.tokens"),
+                        "sandbox-admin-" + randomHex(12)));
+            }
         } else {
             for (String key : PARTNER_KEYS) {
                 if (!isSet(lookup.apply(key))) {

@@ -3,6 +3,10 @@ package com.liveodds.push.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,7 +21,6 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.liveodds.push.deadletter.DeadLetterReplay;
 import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.RunningService;
 import org.junit.jupiter.api.Test;
@@ -53,6 +56,7 @@ class FaultInjectionTest {
         try (RunningService service = RunningService.builder().partner(partner.baseUrl(), partner.authUrl()).work(work)
                 .set("liveodds.delivery.timeout", "500ms")
                 .set("liveodds.delivery.max-elapsed", "60s")
+                .set("liveodds.admin.tokens", "ops-token")
                 .start()) {
             Set<String> expectedDelivered = expectedByMatch.values().stream().flatMap(List::stream).collect(Collectors.toSet());
             await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(500)).until(() ->
@@ -87,13 +91,27 @@ class FaultInjectionTest {
             assertThat(partner.faults).containsKeys("500", "429 Retry-After 1", "stall", "connection reset", "401", "token endpoint 503");
 
             partner.acceptBadMessages();
-            DeadLetterReplay.Report report = service.bean("deadLetterReplay", DeadLetterReplay.class).replay(null, null);
-            assertThat(report.delivered()).isEqualTo(bad.size());
+            String listing = admin(service, "GET", "/admin/dead-letters", "ops-token").body();
+            assertThat(JSON.readTree(listing)).hasSize(bad.size());
+            assertThat(admin(service, "POST", "/admin/dead-letters/replay", "wrong-token").statusCode()).isEqualTo(401);
+            String oneMatch = letters.get(0).path("match_id").asText();
+            long ofThatMatch = letters.stream().filter(l -> oneMatch.equals(l.path("match_id").asText())).count();
+            JsonNode first = JSON.readTree(admin(service, "POST", "/admin/dead-letters/replay?match=" + oneMatch, "ops-token").body());
+            assertThat(first.path("delivered").asLong()).isEqualTo(ofThatMatch);
+            HttpResponse<String> replay = admin(service, "POST", "/admin/dead-letters/replay", "ops-token");
+            assertThat(replay.statusCode()).isEqualTo(200);
+            assertThat(JSON.readTree(replay.body()).path("delivered").asLong()).isEqualTo(bad.size() - ofThatMatch);
             assertThat(service.deadLetterCount()).isZero();
             assertThat(acceptedIds(partner)).containsAll(bad);
         } finally {
             partner.shutdown();
         }
+    }
+
+    private static HttpResponse<String> admin(RunningService service, String method, String path, String token) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.serverPort() + path))
+                .method(method, HttpRequest.BodyPublishers.noBody()).header("Authorization", "Bearer " + token).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static Set<String> acceptedIds(FaultyPartner partner) {
