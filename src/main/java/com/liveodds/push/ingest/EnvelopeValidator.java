@@ -15,7 +15,7 @@ public class EnvelopeValidator {
     public static final Set<String> PUSHED_TYPES = Set.of("odds", "market_settlement", "rollback_settlement");
     private static final Set<String> ODDS_TYPES = Set.of("delta", "snapshot", "deactivation");
 
-    private final ObjectMapper mapper = new ObjectMapper();
+    private final ObjectMapper mapper = UpstreamJson.mapper();
 
     public UpstreamMessage validate(String body) {
         if (body == null || body.isBlank()) {

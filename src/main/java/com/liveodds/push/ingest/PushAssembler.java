@@ -12,7 +12,7 @@ import com.liveodds.push.matchid.MatchIdResolver;
 public class PushAssembler {
 
     private final MatchIdResolver resolver;
-    private final ObjectMapper mapper = new ObjectMapper();
+    private final ObjectMapper mapper = UpstreamJson.mapper();
     private final AtomicLong sequence = new AtomicLong();
 
     public PushAssembler(MatchIdResolver resolver) {

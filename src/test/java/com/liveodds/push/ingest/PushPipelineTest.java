@@ -136,6 +136,9 @@ class PushPipelineTest {
         assertThat(request.getHeader("Authorization")).isEqualTo("Bearer " + WireMockPartner.TOKEN);
         assertThat(request.getHeader("Content-Type")).isEqualTo("application/json");
         JsonNode body = JSON.readTree(request.getBodyAsString());
+        if (path.endsWith("/odds")) {
+            assertThat(request.getBodyAsString()).as("market content passes through untouched").contains("\"odds\":1.850");
+        }
         assertThat(body.path("message_id").asText()).isEqualTo(messageId);
         assertThat(body.path("fight_metadata").path("fight_id_sr").asText()).isEqualTo(path.split("/")[5]);
         // nothing the source carried in reaches the partner

@@ -12,7 +12,7 @@ public final class Messages {
     public static String odds(String messageId, String fightMetadata) {
         return "{\"message_id\":\"" + messageId + "\",\"message_type\":\"odds\",\"odds_type\":\"delta\",\"timestamp\":\""
                 + Instant.now() + "\",\"fight_metadata\":" + fightMetadata
-                + ",\"markets\":[{\"id\":\"1\",\"status\":1,\"outcomes\":[{\"id\":\"1\",\"odds\":1.85,\"active\":true}]}]}";
+                + ",\"markets\":[{\"id\":\"1\",\"status\":1,\"outcomes\":[{\"id\":\"1\",\"odds\":1.850,\"active\":true}]}]}";
     }
 
     public static String message(String type, String messageId, String fightMetadata) {
