@@ -147,7 +147,8 @@ class JmsSourceTest {
             own.stop();
             await().atMost(Duration.ofSeconds(15)).until(() -> health(jms).statusCode() == 503);
             HttpResponse<String> down = health(jms);
-            assertThat(down.body()).contains("\"source\"").contains("DOWN");
+            assertThat(down.body()).contains("\"name\":\"source\",\"status\":\"DOWN\"")
+                    .contains("jms source cannot receive");
             assertThat(down.body()).doesNotContain("jms-s3cr3t");
 
             own.start();

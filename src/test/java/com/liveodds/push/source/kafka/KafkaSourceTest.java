@@ -97,6 +97,24 @@ class KafkaSourceTest {
         }
     }
 
+    @Test
+    void readinessNamesTheSourceWhenTheBrokerGoesAway() throws Exception {
+        EmbeddedKafka own = new EmbeddedKafka().start();
+        own.createTopic("gone", 1);
+        try (RunningService service = RunningService.builder()
+                .partner(partner.baseUrl(), partner.authUrl())
+                .set("liveodds.source", "kafka")
+                .set("liveodds.source.kafka.brokers", own.bootstrap())
+                .set("liveodds.source.kafka.topic", "gone")
+                .start()) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> health(service).statusCode() == 200);
+            own.close();
+            await().atMost(Duration.ofSeconds(30)).until(() -> health(service).statusCode() == 503);
+            assertThat(health(service).body()).contains("\"name\":\"source\",\"status\":\"DOWN\"")
+                    .contains("kafka source cannot receive: broker unreachable");
+        }
+    }
+
     private static long committed(String group, TopicPartition partition) throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrap()))) {
             OffsetAndMetadata offset = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().get(partition);
