@@ -24,6 +24,7 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,9 +37,9 @@ import org.slf4j.LoggerFactory;
  * here; on assignment the partition's recent, already committed records are read back with a separate consumer to
  * adopt its live matches, so their heartbeats move with the partition without any message being pushed again.
  * <p>
- * Records are handled one at a time on the poll thread, each waiting for its delivery before the next, and
- * revocation happens inside poll: so by the time a partition is let go, no message of it is in flight here, and
- * records polled but not yet handled (only on shutdown) are dropped uncommitted.
+ * Records are handled one at a time on the poll thread (one per poll), each waiting for its delivery before the
+ * next, and revocation happens inside poll: so a partition is let go right after its record in flight, no message
+ * of it is in flight here afterwards, and what the client had prefetched is dropped uncommitted.
  */
 public class KafkaPartitions implements SubscribeAdapter {
 
@@ -105,11 +106,24 @@ public class KafkaPartitions implements SubscribeAdapter {
         try {
             commit.commit();
         } catch (RuntimeException e) {
-            // the partition was taken away meanwhile: its new owner starts from the last committed offset and may push
-            // this message again (at least once); failing here would only make us push it again as well
-            LOG.warn("A record of {} was delivered but its offset not committed ({}); the partition's new owner may push"
-                    + " it again", partition, e.getMessage());
+            // failing the exchange here would only push the message again; the offset is recorded with Camel, which
+            // commits it when the partition is revoked, and the partition's next commit covers it as well
+            if (causedBy(e, RebalanceInProgressException.class)) {
+                LOG.debug("Commit of a record of {} deferred: a rebalance is in progress", partition);
+            } else {
+                LOG.warn("A record of {} was delivered but its offset not committed ({}); if the partition moves before its"
+                        + " next commit, its new owner pushes the record again", partition, e.getMessage());
+            }
         }
+    }
+
+    private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The match a record belongs to, or empty for {@code alive} and for records the ingest route rejects. */

@@ -82,6 +82,7 @@ class KafkaScaleOutTest {
                 sendRounds(kafka, 0, ROUNDS / 2);
                 await().atMost(Duration.ofSeconds(30)).until(() -> streamed(partner).size() >= STREAMING_FIGHTS * ROUNDS / 6);
                 Instant stopped = Instant.now();
+                int streamedBeforeStop = streamed(partner).size();
                 a.close();
                 sendRounds(kafka, ROUNDS / 2, ROUNDS);
 
@@ -115,15 +116,18 @@ class KafkaScaleOutTest {
                 }
                 // longest heartbeat silence of a moved idle match across the stop
                 long worstGapMillis = 0;
+                long takeoverMillis = 0;
                 for (String fight : idleOnA) {
                     List<Instant> beats = heartbeats(partner, match(fight)).stream().map(h -> h.getLoggedDate().toInstant()).sorted().toList();
+                    takeoverMillis = Math.max(takeoverMillis, beats.stream().filter(t -> t.isAfter(stopped)).findFirst()
+                            .map(t -> Duration.between(stopped, t).toMillis()).orElseThrow());
                     for (int i = 1; i < beats.size(); i++) {
                         worstGapMillis = Math.max(worstGapMillis, Duration.between(beats.get(i - 1), beats.get(i)).toMillis());
                     }
                 }
                 System.out.printf("SCALE-OUT: messages=%d pushes=%d repeats=%d orderViolations=%d movedIdleMatches=%d"
-                                + " worstHeartbeatGapMs=%d%n", STREAMING_FIGHTS * ROUNDS, streamed(partner).size(), repeats, violations,
-                        idleOnA.size(), worstGapMillis);
+                                + " takeoverMs=%d worstHeartbeatGapMs=%d streamedBeforeStop=%d%n", STREAMING_FIGHTS * ROUNDS, streamed(partner).size(),
+                        repeats, violations, idleOnA.size(), takeoverMillis, worstGapMillis, streamedBeforeStop);
                 assertThat(violations).isZero();
                 assertThat(worstGapMillis).isLessThanOrEqualTo(SESSION_TIMEOUT.plusSeconds(5).toMillis());
             } finally {
@@ -143,7 +147,6 @@ class KafkaScaleOutTest {
                 .set("liveodds.source.kafka.group", "g-scale")
                 .set("liveodds.source.kafka.start", "earliest")
                 .set("liveodds.source.kafka.session-timeout", SESSION_TIMEOUT.toSeconds() + "s")
-                .set("liveodds.source.kafka.max-poll-records", "10")
                 .start();
     }
 
