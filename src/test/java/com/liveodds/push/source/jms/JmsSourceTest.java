@@ -91,6 +91,7 @@ class JmsSourceTest {
                 stream.add(Outgoing.text(fight, Messages.odds("o-" + fight + "-" + i, Messages.external(fight, 62000 + f))));
             }
         }
+        await().atMost(Duration.ofSeconds(10)).until(() -> waitForQueue().getConsumerCount() == CONSUMERS);
         broker.send(QUEUE, stream);
 
         await().atMost(Duration.ofSeconds(60)).until(() -> partner.pushes("odds").stream()
