@@ -13,8 +13,7 @@ public class DeliveryLanes extends RouteBuilder {
     public void configure() {
         int lanes = Integer.parseInt(getContext().resolvePropertyPlaceholders("{{liveodds.delivery.lanes}}"));
         for (int lane = 0; lane < lanes; lane++) {
-            // a short poll lets the lanes stop quickly on shutdown (the default 1 s is paid once per lane)
-            from("seda:lane-" + lane + "?pollTimeout=100").routeId("delivery-lane-" + lane).to("direct:deliver");
+            from("seda:lane-" + lane).routeId("delivery-lane-" + lane).to("direct:deliver");
         }
     }
 }

@@ -122,9 +122,17 @@ public class LiveMatches {
         matches.remove(matchId);
     }
 
-    /** Marks a match live without a push, for an instance taking over matches another instance delivered. */
+    /**
+     * Marks a match live without a push, for an instance taking over matches another instance delivered. A match new
+     * to this instance gets its first heartbeat at once: its last push was the other instance's, at least a group
+     * session timeout ago.
+     */
     public void adopt(String matchId) {
-        MatchState state = matches.computeIfAbsent(matchId, id -> new MatchState());
+        MatchState state = matches.computeIfAbsent(matchId, id -> {
+            MatchState adopted = new MatchState();
+            adopted.lastPushNanos -= intervalNanos;
+            return adopted;
+        });
         synchronized (state) {
             state.live = true;
             state.lastUpstreamNanos = System.nanoTime();

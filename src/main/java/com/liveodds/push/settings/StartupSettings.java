@@ -82,9 +82,16 @@ public final class StartupSettings {
         for (String s : SOURCES) {
             derived.put("liveodds.source." + s + ".enabled", Boolean.toString(s.equals(source)));
         }
+        // camel-kafka takes these in milliseconds; the settings are written as durations like every other
+        derived.put("liveodds.source.kafka.session-timeout-ms", millis(lookup, "liveodds.source.kafka.session-timeout", "15s"));
+        derived.put("liveodds.source.kafka.max-poll-interval-ms", millis(lookup, "liveodds.source.kafka.max-poll-interval", "11m"));
         derived.put("liveodds.demo.enabled", Boolean.toString(sandbox && "file".equals(source)
                 && !"false".equalsIgnoreCase(valueOr(lookup.apply("liveodds.demo.producer"), "true"))));
         return derived;
+    }
+
+    private static String millis(Function<String, String> lookup, String key, String fallback) {
+        return Long.toString(Durations.parse(valueOr(lookup.apply(key), fallback)).toMillis());
     }
 
     public static boolean isSet(String value) {

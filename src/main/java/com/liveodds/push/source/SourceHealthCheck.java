@@ -1,0 +1,44 @@
+package com.liveodds.push.source;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+import org.apache.camel.health.HealthCheckResultBuilder;
+import org.apache.camel.impl.health.AbstractHealthCheck;
+
+/**
+ * Readiness check {@code source}: DOWN while the active source cannot receive (broker unreachable, no partition
+ * assigned). Sources without a monitor (file, http) have nothing that can fail apart from the service itself.
+ */
+public class SourceHealthCheck extends AbstractHealthCheck {
+
+    private volatile String source = "file";
+
+    public SourceHealthCheck() {
+        super("liveodds", "source");
+    }
+
+    /** The active source, {@code liveodds.source}. */
+    public void setSource(String source) {
+        this.source = source.trim().toLowerCase(Locale.ROOT);
+    }
+
+    @Override
+    public boolean isLiveness() {
+        return false;
+    }
+
+    @Override
+    protected void doCall(HealthCheckResultBuilder builder, Map<String, Object> options) {
+        builder.detail("source", source);
+        Optional<SourceMonitor> monitor = getCamelContext().getRegistry().findByType(SourceMonitor.class).stream()
+                .filter(m -> source.equals(m.source())).findFirst();
+        Optional<String> problem = monitor.flatMap(m -> m.problem(getCamelContext()));
+        if (problem.isEmpty()) {
+            builder.up();
+        } else {
+            builder.message(source + " source cannot receive: " + problem.get()).down();
+        }
+    }
+}

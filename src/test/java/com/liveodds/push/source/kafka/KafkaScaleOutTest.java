@@ -1,0 +1,192 @@
+package com.liveodds.push.source.kafka;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import com.liveodds.push.support.EmbeddedKafka;
+import com.liveodds.push.support.Messages;
+import com.liveodds.push.support.RunningService;
+import com.liveodds.push.support.WireMockPartner;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Utils;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two instances in one consumer group; one stops mid-stream. Every message still reaches the partner, per match in
+ * upstream order (a repeat of the message just pushed is allowed: at least once), and the survivor takes over the
+ * heartbeats of the idle matches whose partitions it inherits.
+ */
+class KafkaScaleOutTest {
+
+    private static final String TOPIC = "scale";
+    private static final int PARTITIONS = 4;
+    private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(6);
+    private static final int STREAMING_FIGHTS = 6;
+    private static final int ROUNDS = 40;
+
+    @Test
+    void theSurvivorDeliversEverythingInOrderAndKeepsTheHeartbeatsGoing() throws Exception {
+        ScheduledExecutorService alive = Executors.newSingleThreadScheduledExecutor();
+        try (EmbeddedKafka kafka = new EmbeddedKafka().start();
+             WireMockPartner partner = new WireMockPartner().acceptingEverything()) {
+            // a partner that takes a moment per push, so the stop lands while records are still being worked through
+            partner.server().stubFor(post(urlPathMatching("/partner/v1/liveodds/.*/odds")).atPriority(1)
+                    .willReturn(aResponse().withStatus(202).withFixedDelay(15)));
+            kafka.createTopic(TOPIC, PARTITIONS);
+            alive.scheduleAtFixedRate(() -> {
+                try {
+                    kafka.sendToEveryPartition(TOPIC, Messages.alive());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, 0, 1, TimeUnit.SECONDS);
+
+            RunningService a = instance(kafka, partner);
+            RunningService b = instance(kafka, partner);
+            try {
+                KafkaPartitions ofA = a.bean("subscribeAdapter", KafkaPartitions.class);
+                KafkaPartitions ofB = b.bean("subscribeAdapter", KafkaPartitions.class);
+                await().atMost(Duration.ofSeconds(30)).until(() -> !ofA.owned().isEmpty() && !ofB.owned().isEmpty()
+                        && ofA.owned().size() + ofB.owned().size() == PARTITIONS);
+                Set<TopicPartition> ownedByA = ofA.owned();
+
+                // idle fights: a few messages each, then silence; half of them on the partitions of the instance that stops
+                List<String> idleOnA = fightsOn(ownedByA, true, 3);
+                List<String> idleOnB = fightsOn(ownedByA, false, 3);
+                for (String fight : concat(idleOnA, idleOnB)) {
+                    for (int seq = 0; seq < 3; seq++) {
+                        kafka.send(TOPIC, fight, Messages.odds("i-" + fight + "-" + seq, Messages.external(fight, match(fight))));
+                    }
+                }
+                // every idle match on A has had a heartbeat from A before A stops
+                await().atMost(Duration.ofSeconds(20)).until(() -> idleOnA.stream()
+                        .allMatch(f -> !heartbeats(partner, match(f)).isEmpty()));
+
+                sendRounds(kafka, 0, ROUNDS / 2);
+                await().atMost(Duration.ofSeconds(30)).until(() -> streamed(partner).size() >= STREAMING_FIGHTS * ROUNDS / 6);
+                Instant stopped = Instant.now();
+                int streamedBeforeStop = streamed(partner).size();
+                a.close();
+                sendRounds(kafka, ROUNDS / 2, ROUNDS);
+
+                await().atMost(Duration.ofSeconds(60)).until(() -> streamed(partner).stream()
+                        .map(r -> r.getHeader("Idempotency-Key")).distinct().count() == (long) STREAMING_FIGHTS * ROUNDS);
+                await().atMost(SESSION_TIMEOUT.plusSeconds(15)).until(() -> idleOnA.stream()
+                        .allMatch(f -> heartbeats(partner, match(f)).stream().anyMatch(h -> h.getLoggedDate().toInstant().isAfter(stopped))));
+                assertThat(ofB.owned()).hasSize(PARTITIONS);
+
+                // order per match: consecutive repeats allowed, nothing missing, nothing out of order
+                Map<String, List<Integer>> perMatch = new LinkedHashMap<>();
+                for (LoggedRequest push : streamed(partner)) {
+                    String[] key = push.getHeader("Idempotency-Key").split("-");
+                    perMatch.computeIfAbsent(key[1], k -> new ArrayList<>()).add(Integer.parseInt(key[2]));
+                }
+                int repeats = 0;
+                int violations = 0;
+                for (List<Integer> order : perMatch.values()) {
+                    List<Integer> collapsed = new ArrayList<>();
+                    for (int seq : order) {
+                        if (!collapsed.isEmpty() && collapsed.get(collapsed.size() - 1) == seq) {
+                            repeats++;
+                        } else {
+                            if (!collapsed.isEmpty() && seq != collapsed.get(collapsed.size() - 1) + 1) {
+                                violations++;
+                            }
+                            collapsed.add(seq);
+                        }
+                    }
+                    assertThat(collapsed).isEqualTo(IntStream.range(0, ROUNDS).boxed().toList());
+                }
+                // longest heartbeat silence of a moved idle match across the stop
+                long worstGapMillis = 0;
+                long takeoverMillis = 0;
+                for (String fight : idleOnA) {
+                    List<Instant> beats = heartbeats(partner, match(fight)).stream().map(h -> h.getLoggedDate().toInstant()).sorted().toList();
+                    takeoverMillis = Math.max(takeoverMillis, beats.stream().filter(t -> t.isAfter(stopped)).findFirst()
+                            .map(t -> Duration.between(stopped, t).toMillis()).orElseThrow());
+                    for (int i = 1; i < beats.size(); i++) {
+                        worstGapMillis = Math.max(worstGapMillis, Duration.between(beats.get(i - 1), beats.get(i)).toMillis());
+                    }
+                }
+                System.out.printf("SCALE-OUT: messages=%d pushes=%d repeats=%d orderViolations=%d movedIdleMatches=%d"
+                                + " takeoverMs=%d worstHeartbeatGapMs=%d streamedBeforeStop=%d%n", STREAMING_FIGHTS * ROUNDS, streamed(partner).size(),
+                        repeats, violations, idleOnA.size(), takeoverMillis, worstGapMillis, streamedBeforeStop);
+                assertThat(violations).isZero();
+                assertThat(worstGapMillis).isLessThanOrEqualTo(SESSION_TIMEOUT.plusSeconds(5).toMillis());
+            } finally {
+                alive.shutdownNow();
+                a.close();
+                b.close();
+            }
+        }
+    }
+
+    private static RunningService instance(EmbeddedKafka kafka, WireMockPartner partner) {
+        return RunningService.builder()
+                .partner(partner.baseUrl(), partner.authUrl())
+                .set("liveodds.source", "kafka")
+                .set("liveodds.source.kafka.brokers", kafka.bootstrap())
+                .set("liveodds.source.kafka.topic", TOPIC)
+                .set("liveodds.source.kafka.group", "g-scale")
+                .set("liveodds.source.kafka.start", "earliest")
+                .set("liveodds.source.kafka.session-timeout", SESSION_TIMEOUT.toSeconds() + "s")
+                .start();
+    }
+
+    private static void sendRounds(EmbeddedKafka kafka, int from, int to) throws Exception {
+        for (int seq = from; seq < to; seq++) {
+            for (int f = 0; f < STREAMING_FIGHTS; f++) {
+                String fight = Integer.toString(300 + f);
+                kafka.send(TOPIC, fight, Messages.odds("s-" + fight + "-" + seq, Messages.external(fight, match(fight))));
+            }
+        }
+    }
+
+    /** Fight ids whose records the default partitioner puts on (or off) the given partitions. */
+    private static List<String> fightsOn(Set<TopicPartition> partitions, boolean on, int count) {
+        List<String> fights = new ArrayList<>();
+        for (int fight = 400; fights.size() < count; fight++) {
+            String key = Integer.toString(fight);
+            int partition = Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % PARTITIONS;
+            if (partitions.contains(new TopicPartition(TOPIC, partition)) == on) {
+                fights.add(key);
+            }
+        }
+        return fights;
+    }
+
+    private static long match(String fight) {
+        return 81000L + Long.parseLong(fight);
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+
+    private static List<LoggedRequest> streamed(WireMockPartner partner) {
+        return partner.pushes("odds").stream().filter(r -> r.getHeader("Idempotency-Key").startsWith("s-")).toList();
+    }
+
+    private static List<LoggedRequest> heartbeats(WireMockPartner partner, long match) {
+        return partner.pushes("heartbeat").stream().filter(r -> r.getUrl().contains("/match:" + match + "/")).toList();
+    }
+}
