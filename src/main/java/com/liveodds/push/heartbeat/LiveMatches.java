@@ -59,13 +59,13 @@ public class LiveMatches {
         }
     }
 
-    /** The push is done with, delivered or dead-lettered. */
-    public void finished(String matchId, boolean delivered) {
+    /** The push is done with: delivered, dead-lettered, or given back to its source (delivered null or false). */
+    public void finished(String matchId, Boolean delivered) {
         MatchState state = matches.computeIfAbsent(matchId, id -> new MatchState());
         synchronized (state) {
             state.pending = Math.max(0, state.pending - 1);
             state.lastPushNanos = System.nanoTime();
-            state.live |= delivered;
+            state.live |= Boolean.TRUE.equals(delivered);
         }
     }
 

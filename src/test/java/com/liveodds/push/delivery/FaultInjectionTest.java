@@ -3,9 +3,6 @@ package com.liveodds.push.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -74,7 +70,7 @@ class FaultInjectionTest {
                     orderViolations++;
                 }
             }
-            List<JsonNode> letters = deadLetters(service.deadLetters());
+            List<JsonNode> letters = service.deadLetterEntries();
             System.out.printf("fault suite: %d messages over %d matches in %.1f s; accepted %d (repeats %d); dead letters %d; "
                             + "order violations %d; faults %s%n", MESSAGES, MATCHES, seconds, accepted.size(),
                     accepted.size() - expectedDelivered.size(), letters.size(), orderViolations, partner.faults);
@@ -91,14 +87,14 @@ class FaultInjectionTest {
             assertThat(partner.faults).containsKeys("500", "429 Retry-After 1", "stall", "connection reset", "401", "token endpoint 503");
 
             partner.acceptBadMessages();
-            String listing = admin(service, "GET", "/admin/dead-letters", "ops-token").body();
+            String listing = service.request("GET", "/admin/dead-letters", "Bearer ops-token").body();
             assertThat(JSON.readTree(listing)).hasSize(bad.size());
-            assertThat(admin(service, "POST", "/admin/dead-letters/replay", "wrong-token").statusCode()).isEqualTo(401);
+            assertThat(service.request("POST", "/admin/dead-letters/replay", "Bearer wrong-token").statusCode()).isEqualTo(401);
             String oneMatch = letters.get(0).path("match_id").asText();
             long ofThatMatch = letters.stream().filter(l -> oneMatch.equals(l.path("match_id").asText())).count();
-            JsonNode first = JSON.readTree(admin(service, "POST", "/admin/dead-letters/replay?match=" + oneMatch, "ops-token").body());
+            JsonNode first = JSON.readTree(service.request("POST", "/admin/dead-letters/replay?match=" + oneMatch, "Bearer ops-token").body());
             assertThat(first.path("delivered").asLong()).isEqualTo(ofThatMatch);
-            HttpResponse<String> replay = admin(service, "POST", "/admin/dead-letters/replay", "ops-token");
+            HttpResponse<String> replay = service.request("POST", "/admin/dead-letters/replay", "Bearer ops-token");
             assertThat(replay.statusCode()).isEqualTo(200);
             assertThat(JSON.readTree(replay.body()).path("delivered").asLong()).isEqualTo(bad.size() - ofThatMatch);
             assertThat(service.deadLetterCount()).isZero();
@@ -108,25 +104,9 @@ class FaultInjectionTest {
         }
     }
 
-    private static HttpResponse<String> admin(RunningService service, String method, String path, String token) throws Exception {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.serverPort() + path))
-                .method(method, HttpRequest.BodyPublishers.noBody()).header("Authorization", "Bearer " + token).build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
 
     private static Set<String> acceptedIds(FaultyPartner partner) {
         return partner.accepted().stream().map(FaultyPartner.Accepted::messageId).collect(Collectors.toSet());
     }
 
-    private static List<JsonNode> deadLetters(Path dir) throws Exception {
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(p -> !p.getFileName().toString().startsWith(".")).map(p -> {
-                try {
-                    return JSON.readTree(p.toFile());
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }).toList();
-        }
-    }
 }

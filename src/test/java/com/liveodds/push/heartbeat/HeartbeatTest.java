@@ -7,9 +7,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -101,10 +98,10 @@ class HeartbeatTest {
         try (WireMockPartner partner = new WireMockPartner().acceptingEverything(); RunningService service = start(partner, "5s")) {
             service.drop("u-001.json", Messages.odds("silence-1", Messages.external("4", 104)));
             await().atMost(Duration.ofSeconds(10)).until(() -> heartbeats(partner, "match:104").size() >= 1);
-            await().atMost(Duration.ofSeconds(15)).until(() -> health(service).statusCode() == 503);
-            HttpResponse<String> down = health(service);
+            await().atMost(Duration.ofSeconds(15)).until(() -> service.management("/observe/health").statusCode() == 503);
+            HttpResponse<String> down = service.management("/observe/health");
             assertThat(down.body()).contains("\"name\":\"upstream\"").contains("\"status\":\"DOWN\"");
-            assertThat(liveness(service).statusCode()).as("liveness stays up").isEqualTo(200);
+            assertThat(service.management("/observe/health/live").statusCode()).as("liveness stays up").isEqualTo(200);
 
             int heartbeatsWhenSilent = heartbeats(partner, "match:104").size();
             await().pollDelay(Duration.ofMillis(2 * INTERVAL_MS + TOLERANCE_MS)).atMost(Duration.ofSeconds(10)).until(() -> true);
@@ -112,7 +109,7 @@ class HeartbeatTest {
 
             service.drop("u-002.json", Messages.alive());
             await().atMost(Duration.ofSeconds(5)).until(() -> heartbeats(partner, "match:104").size() > heartbeatsWhenSilent);
-            await().atMost(Duration.ofSeconds(5)).until(() -> health(service).statusCode() == 200);
+            await().atMost(Duration.ofSeconds(5)).until(() -> service.management("/observe/health").statusCode() == 200);
         }
     }
 
@@ -171,16 +168,4 @@ class HeartbeatTest {
         return r;
     }
 
-    private static HttpResponse<String> health(RunningService service) throws Exception {
-        return get(service, "/observe/health");
-    }
-
-    private static HttpResponse<String> liveness(RunningService service) throws Exception {
-        return get(service, "/observe/health/live");
-    }
-
-    private static HttpResponse<String> get(RunningService service, String path) throws Exception {
-        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.managementPort() + path)).build(),
-                HttpResponse.BodyHandlers.ofString());
-    }
 }

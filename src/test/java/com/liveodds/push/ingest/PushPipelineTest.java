@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -96,7 +95,7 @@ class PushPipelineTest {
                 && partner.pushes().stream().anyMatch(r -> "c-valid-2".equals(r.getHeader("Idempotency-Key"))));
         assertThat(partner.pushes().stream().filter(r -> "c-valid-1".equals(r.getHeader("Idempotency-Key")))).hasSize(1);
 
-        List<JsonNode> letters = deadLetters();
+        List<JsonNode> letters = service.deadLetterEntries();
         assertThat(reasonFor(letters, "this is { not json")).startsWith("not JSON");
         assertThat(letters).anySatisfy(l -> {
             assertThat(l.path("message_id").asText()).isEqualTo("c-unknown-type");
@@ -117,17 +116,6 @@ class PushPipelineTest {
                 .path("reason").asText();
     }
 
-    private static List<JsonNode> deadLetters() throws Exception {
-        try (Stream<Path> files = Files.list(service.deadLetters())) {
-            return files.filter(p -> !p.getFileName().toString().startsWith(".")).map(p -> {
-                try {
-                    return JSON.readTree(p.toFile());
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }).toList();
-        }
-    }
 
     private static void assertPush(String messageId, String path) throws Exception {
         LoggedRequest request = partner.pushes().stream().filter(r -> messageId.equals(r.getHeader("Idempotency-Key")))

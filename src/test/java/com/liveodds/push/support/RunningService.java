@@ -1,6 +1,10 @@
 package com.liveodds.push.support;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -8,7 +12,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 
 import com.liveodds.push.LiveoddsPush;
 import org.apache.camel.CamelContext;
@@ -19,6 +28,8 @@ import org.apache.camel.main.Main;
  * routes/), with settings on top and its own folders and ports, so tests see what a user sees.
  */
 public final class RunningService implements AutoCloseable {
+
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private final Main main;
     private final Path work;
@@ -80,6 +91,36 @@ public final class RunningService implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The dead letters as JSON, in no particular order. */
+    public List<JsonNode> deadLetterEntries() throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        try (Stream<Path> files = Files.list(deadLetters())) {
+            return files.filter(p -> !p.getFileName().toString().startsWith(".")).map(p -> {
+                try {
+                    return json.readTree(p.toFile());
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }).toList();
+        }
+    }
+
+    /** A request to the API port (fixtures, HTTP source, admin); {@code authorization} may be null. */
+    public HttpResponse<String> request(String method, String path, String authorization) throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + serverPort() + path))
+                .method(method, HttpRequest.BodyPublishers.noBody());
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A GET on the management port, e.g. {@code /observe/health}. */
+    public HttpResponse<String> management(String path) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort() + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     public long deadLetterCount() {

@@ -6,9 +6,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -143,24 +140,20 @@ class JmsSourceTest {
     void readinessNamesTheSourceWhileTheBrokerIsDown() throws Exception {
         try (EmbeddedArtemis own = new EmbeddedArtemis().start();
              RunningService jms = jmsService(own, partner)) {
-            await().atMost(Duration.ofSeconds(15)).until(() -> health(jms).statusCode() == 200);
+            await().atMost(Duration.ofSeconds(15)).until(() -> jms.management("/observe/health").statusCode() == 200);
 
             own.stop();
-            await().atMost(Duration.ofSeconds(15)).until(() -> health(jms).statusCode() == 503);
-            HttpResponse<String> down = health(jms);
+            await().atMost(Duration.ofSeconds(15)).until(() -> jms.management("/observe/health").statusCode() == 503);
+            HttpResponse<String> down = jms.management("/observe/health");
             assertThat(down.body()).contains("\"name\":\"source\",\"status\":\"DOWN\"")
                     .contains("jms source cannot receive");
             assertThat(down.body()).doesNotContain("jms-s3cr3t");
 
             own.start();
-            await().atMost(Duration.ofSeconds(20)).until(() -> health(jms).statusCode() == 200);
+            await().atMost(Duration.ofSeconds(20)).until(() -> jms.management("/observe/health").statusCode() == 200);
         }
     }
 
-    private static HttpResponse<String> health(RunningService jms) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + jms.managementPort() + "/observe/health")).build();
-        return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
-    }
 
     private static Queue waitForQueue() {
         return await().atMost(Duration.ofSeconds(10)).until(() -> broker.queue(QUEUE), q -> q != null);

@@ -6,9 +6,6 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
@@ -68,7 +65,7 @@ class KafkaSourceTest {
             assertThat(pushOf("k-odds").getUrl()).isEqualTo("/partner/v1/liveodds/42/match:71051/odds");
             assertThat(pushOf("k-settle").getUrl()).isEqualTo("/partner/v1/liveodds/42/match:71052/market_settlement");
             assertThat(pushOf("k-odds").getHeaders().keys()).noneMatch(h -> h.toLowerCase().startsWith("kafka") || h.startsWith("Camel"));
-            assertThat(health(service).statusCode()).isEqualTo(200);
+            assertThat(service.management("/observe/health").statusCode()).isEqualTo(200);
             assertThat(service.bean("subscribeAdapter", KafkaPartitions.class).owned()).hasSize(PARTITIONS);
         }
     }
@@ -107,10 +104,10 @@ class KafkaSourceTest {
                 .set("liveodds.source.kafka.brokers", own.bootstrap())
                 .set("liveodds.source.kafka.topic", "gone")
                 .start()) {
-            await().atMost(Duration.ofSeconds(30)).until(() -> health(service).statusCode() == 200);
+            await().atMost(Duration.ofSeconds(30)).until(() -> service.management("/observe/health").statusCode() == 200);
             own.close();
-            await().atMost(Duration.ofSeconds(30)).until(() -> health(service).statusCode() == 503);
-            assertThat(health(service).body()).contains("\"name\":\"source\",\"status\":\"DOWN\"")
+            await().atMost(Duration.ofSeconds(30)).until(() -> service.management("/observe/health").statusCode() == 503);
+            assertThat(service.management("/observe/health").body()).contains("\"name\":\"source\",\"status\":\"DOWN\"")
                     .contains("kafka source cannot receive: broker unreachable");
         }
     }
@@ -122,10 +119,6 @@ class KafkaSourceTest {
         }
     }
 
-    static HttpResponse<String> health(RunningService service) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.managementPort() + "/observe/health")).build();
-        return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
-    }
 
     private static LoggedRequest pushOf(String messageId) {
         return partner.pushes().stream().filter(r -> messageId.equals(r.getHeader("Idempotency-Key"))).findFirst().orElse(null);
