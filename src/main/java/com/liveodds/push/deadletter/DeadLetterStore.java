@@ -41,15 +41,9 @@ public class DeadLetterStore {
     private final Path dir;
     private final ObjectMapper mapper = UpstreamJson.mapper().enable(SerializationFeature.INDENT_OUTPUT);
     private final AtomicLong counter = new AtomicLong();
-    private final AtomicLong rejected = new AtomicLong();
-    private final AtomicLong undeliverable = new AtomicLong();
 
     public DeadLetterStore(String dir) {
         this.dir = Path.of(dir);
-    }
-
-    public Path directory() {
-        return dir;
     }
 
     /** An upstream message that broke the envelope rules. */
@@ -67,7 +61,6 @@ public class DeadLetterStore {
         entry.put("attempts", 0);
         Instant now = Instant.now();
         entry.put("received_at", Timestamps.format(now));
-        rejected.incrementAndGet();
         return write(entry, upstreamBody, body, now, textOr(entry, "message_id"));
     }
 
@@ -92,7 +85,6 @@ public class DeadLetterStore {
         }
         entry.put("received_at", Timestamps.format(push.receivedAt()));
         entry.put("first_attempt_at", Timestamps.format(state.getFirstAttemptAt()));
-        undeliverable.incrementAndGet();
         return write(entry, push.upstreamBody(), parseOrNull(push.upstreamBody()), push.receivedAt(), push.messageId());
     }
 
@@ -125,14 +117,6 @@ public class DeadLetterStore {
 
     public void remove(DeadLetter letter) throws IOException {
         Files.deleteIfExists(letter.file());
-    }
-
-    public long rejectedCount() {
-        return rejected.get();
-    }
-
-    public long undeliverableCount() {
-        return undeliverable.get();
     }
 
     private Path write(ObjectNode entry, String upstreamBody, JsonNode parsedBody, Instant receivedAt, String messageId) {

@@ -1,6 +1,5 @@
 package com.liveodds.push.delivery;
 
-import java.time.Duration;
 import java.time.Instant;
 
 /** The progress of one push through its attempts; lives in the exchange property {@code delivery}. */
@@ -125,9 +124,5 @@ public class DeliveryState {
                 deadLetterReason = decision.reason();
             }
         }
-    }
-
-    public Duration elapsed(Instant now) {
-        return Duration.between(firstAttemptAt, now);
     }
 }

@@ -9,10 +9,6 @@ import java.time.Instant;
 public record Push(String messageId, String matchId, String messageType, String json, String upstreamBody,
                    Instant receivedAt, long sequence) {
 
-    public boolean isHeartbeat() {
-        return "heartbeat".equals(messageType);
-    }
-
     /** The delivery lane of the match: the same lane for every message of a match keeps them in order. */
     public int lane(int lanes) {
         return Math.floorMod(matchId.hashCode(), lanes);

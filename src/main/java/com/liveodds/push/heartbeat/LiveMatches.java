@@ -69,16 +69,6 @@ public class LiveMatches {
         }
     }
 
-    /** A message was dropped before delivery (shutdown, rebalance): it no longer holds the match's heartbeats. */
-    public void abandoned(String matchId) {
-        MatchState state = matches.get(matchId);
-        if (state != null) {
-            synchronized (state) {
-                state.pending = Math.max(0, state.pending - 1);
-            }
-        }
-    }
-
     /**
      * Claims the heartbeats that are due now: live, idle matches whose last push is at least one interval old.
      * Each claimed match must be released with {@link #heartbeatFinished(String)}. Forgets matches upstream has not
@@ -142,10 +132,6 @@ public class LiveMatches {
     public boolean isLive(String matchId) {
         MatchState state = matches.get(matchId);
         return state != null && state.live;
-    }
-
-    public int liveCount() {
-        return (int) matches.values().stream().filter(s -> s.live).count();
     }
 
     private static final class MatchState {
