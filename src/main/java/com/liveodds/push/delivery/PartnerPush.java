@@ -1,5 +1,6 @@
 package com.liveodds.push.delivery;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 
@@ -53,7 +54,8 @@ public class PartnerPush {
         Push push = state.getPush();
         Message message = exchange.getMessage();
         message.removeHeaders("*");
-        message.setBody(push.json());
+        // bytes, not text: the body is UTF-8 whatever charset the exchange picked up on its way in
+        message.setBody(push.json().getBytes(StandardCharsets.UTF_8));
         // counted before the token is asked for: a token endpoint that is down costs attempts like a partner that is
         state.attemptStarted();
         String token = tokens.token();

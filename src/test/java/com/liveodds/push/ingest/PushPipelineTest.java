@@ -49,13 +49,17 @@ class PushPipelineTest {
         service.drop("a-001.json", Messages.odds("m-odds-1", Messages.external("1", 41234567)));
         service.drop("a-002.json", Messages.message("market_settlement", "m-settle-1", Messages.external("1", 41234567)));
         service.drop("a-003.json", Messages.message("rollback_settlement", "m-roll-1", Messages.external("1", 41234567)));
+        service.drop("a-004.json", Messages.odds("m-utf8", "{\"fight_id\":\"1\",\"fight_id_sr\":\"match:41234567\",\"note\":\"Jos\u00e9 Aldo \u2013 \u0141\u00f3d\u017a\"}"));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> partner.pushes().stream()
-                .filter(r -> r.getHeader("Idempotency-Key").startsWith("m-")).count() >= 3);
+                .filter(r -> r.getHeader("Idempotency-Key").startsWith("m-")).count() >= 4);
 
         assertPush("m-odds-1", "/partner/v1/liveodds/42/match:41234567/odds");
         assertPush("m-settle-1", "/partner/v1/liveodds/42/match:41234567/market_settlement");
         assertPush("m-roll-1", "/partner/v1/liveodds/42/match:41234567/rollback_settlement");
+        LoggedRequest utf8 = partner.pushes().stream().filter(r -> "m-utf8".equals(r.getHeader("Idempotency-Key"))).findFirst().orElseThrow();
+        assertThat(new String(utf8.getBody(), java.nio.charset.StandardCharsets.UTF_8)).as("UTF-8 on the wire")
+                .contains("Jos\u00e9 Aldo \u2013 \u0141\u00f3d\u017a");
         await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(service.done().resolve("a-003.json")));
         assertThat(service.inbox().resolve("a-001.json")).doesNotExist();
     }
