@@ -12,4 +12,12 @@ public interface SourceMonitor {
 
     /** @return empty when the source can receive, else why not, in words for an operator (never a secret) */
     Optional<String> problem(CamelContext context);
+
+    /** A source whose route is not running cannot receive, whatever its broker says. */
+    static Optional<String> routeNotStarted(CamelContext context, String routeId) {
+        if (context.getRoute(routeId) == null || !context.getRouteController().getRouteStatus(routeId).isStarted()) {
+            return Optional.of("route " + routeId + " is not started");
+        }
+        return Optional.empty();
+    }
 }

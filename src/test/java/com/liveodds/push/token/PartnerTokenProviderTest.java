@@ -20,33 +20,29 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import com.liveodds.push.support.CapturedLogs;
 import com.liveodds.push.support.WireMockPartner;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /** The token bean against a real token endpoint on loopback (WireMock). */
 class PartnerTokenProviderTest {
 
     private WireMockPartner partner;
     private PartnerTokenProvider provider;
-    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+    private CapturedLogs logs;
 
     @BeforeEach
     void setUp() {
         partner = new WireMockPartner();
-        logs.start();
-        ((Logger) LoggerFactory.getLogger(PartnerTokenProvider.class)).addAppender(logs);
+        logs = CapturedLogs.of(PartnerTokenProvider.class);
     }
 
     @AfterEach
     void tearDown() {
-        ((Logger) LoggerFactory.getLogger(PartnerTokenProvider.class)).detachAppender(logs);
+        logs.close();
         if (provider != null) {
             provider.stop();
         }
@@ -131,7 +127,7 @@ class PartnerTokenProviderTest {
         partner.server().resetAll();
         partner.tokenEndpointIssuing("back", 3600);
         await().atMost(Duration.ofSeconds(3)).ignoreExceptions().until(() -> "back".equals(tokens.token()));
-        assertThat(logs.list).extracting(ILoggingEvent::getFormattedMessage)
+        assertThat(logs.messages())
                 .anyMatch(m -> m.contains("HTTP 401 invalid_client"))
                 .noneMatch(m -> m.contains("very-secret") || m.contains("back"));
     }

@@ -5,7 +5,6 @@ import java.util.Optional;
 import com.liveodds.push.source.SourceMonitor;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Consumer;
-import org.apache.camel.Route;
 import org.apache.camel.component.jms.JmsConsumer;
 import org.springframework.jms.listener.AbstractMessageListenerContainer;
 import org.springframework.jms.listener.DefaultMessageListenerContainer;
@@ -30,11 +29,11 @@ public class JmsSourceMonitor implements SourceMonitor {
 
     @Override
     public Optional<String> problem(CamelContext context) {
-        Route route = context.getRoute(routeId);
-        if (route == null || !context.getRouteController().getRouteStatus(routeId).isStarted()) {
-            return Optional.of("route " + routeId + " is not started");
+        Optional<String> notStarted = SourceMonitor.routeNotStarted(context, routeId);
+        if (notStarted.isPresent()) {
+            return notStarted;
         }
-        Consumer consumer = route.getConsumer();
+        Consumer consumer = context.getRoute(routeId).getConsumer();
         if (!(consumer instanceof JmsConsumer jms)) {
             return Optional.of("route " + routeId + " has no JMS consumer");
         }

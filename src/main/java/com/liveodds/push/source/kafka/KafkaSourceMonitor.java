@@ -31,8 +31,9 @@ public class KafkaSourceMonitor implements SourceMonitor {
 
     @Override
     public Optional<String> problem(CamelContext context) {
-        if (context.getRoute(routeId) == null || !context.getRouteController().getRouteStatus(routeId).isStarted()) {
-            return Optional.of("route " + routeId + " is not started");
+        Optional<String> notStarted = SourceMonitor.routeNotStarted(context, routeId);
+        if (notStarted.isPresent()) {
+            return notStarted;
         }
         if (partitions.consumers().isEmpty()) {
             return Optional.of("not yet subscribed");

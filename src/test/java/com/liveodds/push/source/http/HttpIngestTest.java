@@ -16,19 +16,16 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import com.liveodds.push.support.Messages;
+import com.liveodds.push.support.CapturedLogs;
 import com.liveodds.push.support.RunningService;
 import com.liveodds.push.support.WireMockPartner;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /** The HTTP source over real HTTP: 202 only after delivery, 400/401/413/503 and their order, nothing leaks through. */
 class HttpIngestTest {
@@ -44,12 +41,11 @@ class HttpIngestTest {
     private static WireMockPartner partner;
     private static RunningService service;
 
-    private static final ListAppender<ILoggingEvent> LOGS = new ListAppender<>();
+    private static CapturedLogs logs;
 
     @BeforeAll
     static void start() throws Exception {
-        LOGS.start();
-        ((Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)).addAppender(LOGS);
+        logs = CapturedLogs.all();
         partner = new WireMockPartner().acceptingEverything();
         partner.server().stubFor(post(urlPathMatching("/partner/v1/liveodds/42/match:" + SLOW_MATCH + "/.*")).atPriority(1)
                 .willReturn(aResponse().withStatus(202).withFixedDelay(SLOW_MILLIS)));
@@ -71,10 +67,10 @@ class HttpIngestTest {
     static void stop() {
         service.close();
         partner.close();
-        ((Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)).detachAppender(LOGS);
+        logs.close();
         // neither the accepted tokens nor the ones callers presented, nor the partner's access token
-        assertThat(LOGS.list).isNotEmpty().noneMatch(e -> e.getFormattedMessage().contains("ingest-token")
-                || e.getFormattedMessage().contains(WireMockPartner.TOKEN));
+        assertThat(logs.messages()).isNotEmpty().noneMatch(m -> m.contains("ingest-token")
+                || m.contains(WireMockPartner.TOKEN));
     }
 
     @Test
