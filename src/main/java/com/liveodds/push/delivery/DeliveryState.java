@@ -91,6 +91,8 @@ public class DeliveryState {
     void attemptStarted() {
         attempts++;
         tokenInUse = null;
+        lastStatus = 0;
+        lastResponseBody = null;
         lastError = null;
     }
 

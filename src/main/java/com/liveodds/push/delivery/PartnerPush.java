@@ -92,7 +92,7 @@ public class PartnerPush {
         }
     }
 
-    /** Ends the push: fails the exchange when shutdown interrupted it, so no source acknowledges it. */
+    /** Ends the push: fails the exchange when shutdown interrupted it, so its source does not acknowledge it. */
     public void end(Exchange exchange) {
         DeliveryState state = exchange.getProperty(STATE, DeliveryState.class);
         if (state.isInterrupted()) {

@@ -19,6 +19,7 @@ public class LiveMatches {
 
     private volatile long intervalNanos = Duration.ofSeconds(5).toNanos();
     private volatile long liveForNanos = Duration.ofMinutes(30).toNanos();
+    private volatile long heartbeatWaitNanos = Duration.ofSeconds(11).toNanos();
     private final Map<String, MatchState> matches = new ConcurrentHashMap<>();
 
     public LiveMatches() {
@@ -37,6 +38,11 @@ public class LiveMatches {
         this.liveForNanos = Durations.parse(liveFor).toNanos();
     }
 
+    /** The time-out of one heartbeat attempt: a push never waits longer than that (plus a second) for one. */
+    public void setHeartbeatTimeout(String timeout) {
+        this.heartbeatWaitNanos = Durations.parse(timeout).plusSeconds(1).toNanos();
+    }
+
     /** An upstream message for the match is on its way to a delivery lane. */
     public void enqueued(String matchId) {
         MatchState state = matches.computeIfAbsent(matchId, id -> new MatchState());
@@ -46,15 +52,30 @@ public class LiveMatches {
         }
     }
 
-    /** Before the first attempt of a push: let a heartbeat already sent for the match arrive first. */
+    /**
+     * Before the first attempt of a push: let a heartbeat already sent for the match arrive first. The wait is
+     * bounded (a heartbeat is one HTTP attempt with its own time-out), so a lost release cannot stall the lane.
+     */
     public void awaitHeartbeat(String matchId) throws InterruptedException {
         MatchState state = matches.get(matchId);
         if (state == null) {
             return;
         }
+        long deadline = System.nanoTime() + heartbeatWaitNanos;
         synchronized (state) {
-            while (state.heartbeatInFlight) {
-                state.wait();
+            long left;
+            while (state.heartbeatInFlight && (left = deadline - System.nanoTime()) > 0) {
+                state.wait(Math.max(1, left / 1_000_000));
+            }
+        }
+    }
+
+    /** A push attempt for the match goes out now: the next heartbeat is due one interval later. */
+    public void pushing(String matchId) {
+        MatchState state = matches.get(matchId);
+        if (state != null) {
+            synchronized (state) {
+                state.lastPushNanos = System.nanoTime();
             }
         }
     }
@@ -64,7 +85,6 @@ public class LiveMatches {
         MatchState state = matches.computeIfAbsent(matchId, id -> new MatchState());
         synchronized (state) {
             state.pending = Math.max(0, state.pending - 1);
-            state.lastPushNanos = System.nanoTime();
             state.live |= Boolean.TRUE.equals(delivered);
         }
     }
@@ -88,6 +108,7 @@ public class LiveMatches {
                 }
                 if (state.live && state.pending == 0 && !state.heartbeatInFlight && now - state.lastPushNanos >= intervalNanos) {
                     state.heartbeatInFlight = true;
+                    state.lastPushNanos = now;
                     due.add(entry.getKey());
                 }
             }
@@ -102,7 +123,6 @@ public class LiveMatches {
         }
         synchronized (state) {
             state.heartbeatInFlight = false;
-            state.lastPushNanos = System.nanoTime();
             state.notifyAll();
         }
     }

@@ -106,18 +106,24 @@ class CrashAndShutdownTest {
         try (ServiceProcess service = ServiceProcess.start(settings, work.resolve("term.log"))) {
             Files.writeString(work.resolve("inbox").resolve("term-1.json"), Messages.odds("term-1", Messages.external("1", 77)));
             await().atMost(Duration.ofSeconds(30)).until(() -> partner.pushes().size() >= 1);
+            // queued behind term-1 on the lane of its match: it must not go out while term-1 is handed back
+            Files.writeString(work.resolve("inbox").resolve("term-2.json"), Messages.odds("term-2", Messages.external("1", 77)));
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(work.resolve("inbox/term-2.json.camelLock")));
             Duration took = service.terminate(Duration.ofSeconds(20));
             System.out.printf("SIGTERM to exit while a push waited on Retry-After 120: %d ms%n", took.toMillis());
             assertThat(took).isLessThan(Duration.ofSeconds(5));
         }
         assertThat(work.resolve("inbox").resolve("term-1.json")).as("not acknowledged").exists();
+        assertThat(work.resolve("inbox").resolve("term-2.json")).as("not acknowledged").exists();
+        assertThat(deliveredIds()).as("nothing overtook the handed-back push").containsOnly("term-1");
         assertThat(work.resolve("dead-letter")).doesNotExist();
 
         partner.server().resetAll();
         partner.acceptingEverything();
         try (ServiceProcess restarted = ServiceProcess.start(settings, work.resolve("term2.log"))) {
-            await().atMost(Duration.ofSeconds(30)).until(() -> deliveredIds().contains("term-1"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(work.resolve("inbox/.done/term-1.json")));
+            await().atMost(Duration.ofSeconds(30)).until(() -> deliveredIds().contains("term-2"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(work.resolve("inbox/.done/term-2.json")));
+            assertThat(partner.pushes()).extracting(r -> r.getHeader("Idempotency-Key")).containsExactly("term-1", "term-2");
         }
     }
 

@@ -68,6 +68,19 @@ class HeartbeatTest {
     }
 
     @Test
+    void aSlowPartnerDoesNotStretchTheRhythmBecauseTheIntervalCountsFromSending() throws Exception {
+        try (WireMockPartner partner = new WireMockPartner().acceptingEverything(); RunningService service = start(partner, "30s")) {
+            partner.server().stubFor(post(urlPathMatching("/partner/.*/heartbeat")).atPriority(1)
+                    .willReturn(aResponse().withStatus(202).withFixedDelay(1200)));
+            service.drop("slow-001.json", Messages.odds("slow-1", Messages.external("6", 106)));
+            await().atMost(Duration.ofSeconds(20)).until(() -> heartbeats(partner, "match:106").size() >= 4);
+            for (long gap : gaps(heartbeats(partner, "match:106"))) {
+                assertThat(gap).isBetween(INTERVAL_MS - 50, INTERVAL_MS + TOLERANCE_MS);
+            }
+        }
+    }
+
+    @Test
     void aBusyMatchGetsNoneAndHeartbeatsResumeWhenItGoesIdle() throws Exception {
         ScheduledExecutorService producer = Executors.newSingleThreadScheduledExecutor();
         try (WireMockPartner partner = new WireMockPartner().acceptingEverything(); RunningService service = start(partner, "30s")) {

@@ -4,11 +4,11 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
 
 /**
- * The wait between two attempts of a push. It holds the lane (that is what keeps a match in order) but ends soon
- * after the service starts to stop: the push is then handed back unacknowledged instead of delaying shutdown by a
- * back-off or a long {@code Retry-After}.
+ * Where a lane meets shutdown. Once the service is stopping, no push starts and no retry waits any longer: the
+ * message goes back to its source unacknowledged. Starting the next push of a match whose earlier push was just
+ * handed back would deliver them out of order after the restart.
  */
-public class RetryPause implements CamelContextAware {
+public class ShutdownGate implements CamelContextAware {
 
     /** How often a waiting retry looks whether the service is stopping. */
     private static final long CHECK_MILLIS = 100;
@@ -20,12 +20,19 @@ public class RetryPause implements CamelContextAware {
      */
     private volatile boolean jvmStopping;
 
-    public RetryPause() {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> jvmStopping = true, "retry-pause-shutdown"));
+    public ShutdownGate() {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> jvmStopping = true, "shutdown-gate"));
+    }
+
+    /** Before the first attempt of a push. */
+    public void admit(Push push) {
+        if (stopping()) {
+            throw new DeliveryInterruptedException(push);
+        }
     }
 
     /** Waits the delay the last attempt asked for; marks the push interrupted if the service is stopping. */
-    public void await(DeliveryState state) throws InterruptedException {
+    public void pause(DeliveryState state) throws InterruptedException {
         long until = System.currentTimeMillis() + state.getDelayMillis();
         long left;
         while (!stopping() && (left = until - System.currentTimeMillis()) > 0) {
