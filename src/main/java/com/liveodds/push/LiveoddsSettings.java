@@ -1,5 +1,9 @@
 package com.liveodds.push;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 
 import com.liveodds.push.settings.Durations;
@@ -46,13 +50,31 @@ public class LiveoddsSettings extends MainListenerSupport {
             String port = properties.resolveProperty("camel.server.port").orElse("8080");
             LOG.info("No partner settings given: running the embedded partner sandbox and demo card on 127.0.0.1:{}", port);
             if (derived.containsKey("liveodds.fixtures.auth.tokens")) {
-                LOG.info("Sandbox fixtures token: curl -H 'Authorization: Bearer {}' http://127.0.0.1:{}/v1/liveodds/{}/fixtures",
-                        derived.get("liveodds.fixtures.auth.tokens"), port,
-                        properties.resolveProperty("liveodds.partner.id").orElse(StartupSettings.SANDBOX_PARTNER_ID));
+                // the token itself never goes to the log: it is written to a file only this user can read
+                Path tokenFile = Path.of(properties.resolveProperty("liveodds.sandbox.token-file").orElseThrow());
+                try {
+                    writeOwnerOnly(tokenFile, derived.get("liveodds.fixtures.auth.tokens"));
+                    LOG.info("Sandbox fixtures and admin token written to {}: curl -H \"Authorization: Bearer $(cat {})\" "
+                            + "http://127.0.0.1:{}/v1/liveodds/{}/fixtures", tokenFile, tokenFile, port,
+                            properties.resolveProperty("liveodds.partner.id").orElse(StartupSettings.SANDBOX_PARTNER_ID));
+                } catch (IOException e) {
+                    LOG.warn("Cannot write the sandbox token to {}: {}", tokenFile, e.getMessage());
+                }
             }
         } else {
             LOG.info("Pushing to partner {} as partner id {}", properties.resolveProperty("liveodds.partner.base-url").orElse("?"),
                     properties.resolveProperty("liveodds.partner.id").orElse("?"));
         }
+    }
+
+    private static void writeOwnerOnly(Path file, String content) throws IOException {
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        Files.deleteIfExists(file);
+        try {
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (UnsupportedOperationException notPosix) {
+            Files.createFile(file);
+        }
+        Files.writeString(file, content);
     }
 }

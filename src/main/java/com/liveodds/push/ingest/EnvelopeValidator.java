@@ -1,5 +1,7 @@
 package com.liveodds.push.ingest;
 
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Set;
@@ -37,9 +39,7 @@ public class EnvelopeValidator {
                     + "' (expected odds, market_settlement, rollback_settlement or alive)");
         }
         String timestamp = requiredText(json, "timestamp");
-        try {
-            DateTimeFormatter.ISO_OFFSET_DATE_TIME.parse(timestamp);
-        } catch (DateTimeParseException e) {
+        if (!isUtc(timestamp)) {
             throw new RejectedMessageException("timestamp '" + timestamp + "' is not ISO 8601 UTC");
         }
         if ("alive".equals(messageType)) {
@@ -60,6 +60,14 @@ public class EnvelopeValidator {
             throw new RejectedMessageException("missing field fight_metadata.fight_id");
         }
         return new UpstreamMessage(messageId, messageType, json, fightMetadata, body);
+    }
+
+    private static boolean isUtc(String timestamp) {
+        try {
+            return OffsetDateTime.parse(timestamp, DateTimeFormatter.ISO_OFFSET_DATE_TIME).getOffset().equals(ZoneOffset.UTC);
+        } catch (DateTimeParseException e) {
+            return false;
+        }
     }
 
     private static String requiredText(ObjectNode json, String field) {

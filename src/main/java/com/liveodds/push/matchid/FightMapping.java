@@ -7,9 +7,12 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import org.slf4j.Logger;
@@ -17,7 +20,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The fight mapping CSV ({@code fight_id,match_id}), re-read whenever its modification time or size changes.
- * A file that cannot be read keeps the last good mapping in force.
+ * A file that cannot be read keeps the last good mapping in force; a bad line is skipped, the rest applies.
  */
 public class FightMapping {
 
@@ -25,15 +28,23 @@ public class FightMapping {
     private static final Pattern MATCH_ID = Pattern.compile("(?:match:)?(\\d+)");
 
     private final Path file;
-    private volatile Snapshot snapshot = new Snapshot(null, -1, Map.of());
+    private volatile Snapshot snapshot = new Snapshot(null, -1, Map.of(), Set.of());
 
     public FightMapping(String file) {
         this.file = Path.of(file);
     }
 
-    /** @return {@code match:<digits>} for the fight, if the mapping has it */
+    /**
+     * @return {@code match:<digits>} for the fight, if the mapping has it
+     * @throws UnresolvableMatchException when the fight's line in the file is broken: the fallback id could be the
+     *                                    wrong match, so the message is rejected until the line is fixed
+     */
     public Optional<String> matchFor(String fightId) {
-        return Optional.ofNullable(current().entries().get(fightId));
+        Snapshot s = current();
+        if (s.broken().contains(fightId)) {
+            throw new UnresolvableMatchException("the fight mapping line of fight " + fightId + " is invalid");
+        }
+        return Optional.ofNullable(s.entries().get(fightId));
     }
 
     private Snapshot current() {
@@ -44,7 +55,7 @@ public class FightMapping {
             modified = Files.getLastModifiedTime(file);
             size = Files.size(file);
         } catch (NoSuchFileException e) {
-            return s.modified() == null ? s : replace(new Snapshot(null, -1, Map.of()), "mapping file " + file + " is gone");
+            return s.modified() == null ? s : replace(new Snapshot(null, -1, Map.of(), Set.of()), "mapping file " + file + " is gone");
         } catch (IOException e) {
             return s;
         }
@@ -56,9 +67,9 @@ public class FightMapping {
                 return snapshot;
             }
             try {
-                return replace(new Snapshot(modified, size, parse(Files.readAllLines(file, StandardCharsets.UTF_8))),
+                return replace(parse(modified, size, Files.readAllLines(file, StandardCharsets.UTF_8)),
                         "fight mapping " + file + " loaded");
-            } catch (IOException | IllegalArgumentException e) {
+            } catch (IOException e) {
                 LOG.warn("Fight mapping {} not reloaded, keeping the previous one: {}", file, e.getMessage());
                 return snapshot;
             }
@@ -71,43 +82,37 @@ public class FightMapping {
         return next;
     }
 
-    static Map<String, String> parse(List<String> lines) {
+    /** Parses the file; a bad line is skipped with a warning, and the good ones still apply. */
+    private static Snapshot parse(FileTime modified, long size, List<String> lines) {
         Map<String, String> entries = new HashMap<>();
-        int lineNo = 0;
-        for (String line : lines) {
-            lineNo++;
-            String trimmed = line.strip();
+        Set<String> broken = new HashSet<>();
+        boolean firstDataLine = true;
+        for (int i = 0; i < lines.size(); i++) {
+            String trimmed = lines.get(i).replace("\uFEFF", "").strip();
             if (trimmed.isEmpty() || trimmed.startsWith("#")) {
                 continue;
             }
             String[] cells = trimmed.split(",", -1);
-            if (cells.length != 2) {
-                throw new IllegalArgumentException("line " + lineNo + ": expected fight_id,match_id");
-            }
-            String fightId = cells[0].strip();
-            String matchId = cells[1].strip();
-            if (lineNo == firstDataLine(lines) && "fight_id".equalsIgnoreCase(fightId) && "match_id".equalsIgnoreCase(matchId)) {
+            boolean header = firstDataLine && cells.length == 2
+                    && "fight_id".equalsIgnoreCase(cells[0].strip()) && "match_id".equalsIgnoreCase(cells[1].strip());
+            firstDataLine = false;
+            if (header) {
                 continue;
             }
-            var m = MATCH_ID.matcher(matchId);
-            if (fightId.isEmpty() || !m.matches()) {
-                throw new IllegalArgumentException("line " + lineNo + ": '" + matchId + "' is not a match id (match:123 or 123)");
+            Matcher m = cells.length == 2 ? MATCH_ID.matcher(cells[1].strip()) : null;
+            if (m == null || cells[0].isBlank() || !m.matches()) {
+                LOG.warn("Fight mapping line {} skipped: expected fight_id,match_id with match_id as match:123 or 123", i + 1);
+                if (cells.length == 2 && !cells[0].isBlank()) {
+                    broken.add(cells[0].strip());
+                }
+                continue;
             }
-            entries.put(fightId, "match:" + m.group(1));
+            entries.put(cells[0].strip(), "match:" + m.group(1));
         }
-        return entries;
+        broken.removeAll(entries.keySet());
+        return new Snapshot(modified, size, entries, broken);
     }
 
-    private static int firstDataLine(List<String> lines) {
-        for (int i = 0; i < lines.size(); i++) {
-            String t = lines.get(i).strip();
-            if (!t.isEmpty() && !t.startsWith("#")) {
-                return i + 1;
-            }
-        }
-        return -1;
-    }
-
-    private record Snapshot(FileTime modified, long size, Map<String, String> entries) {
+    private record Snapshot(FileTime modified, long size, Map<String, String> entries, Set<String> broken) {
     }
 }

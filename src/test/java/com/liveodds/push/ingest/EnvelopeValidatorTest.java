@@ -21,6 +21,8 @@ class EnvelopeValidatorTest {
                 + "\"timestamp\":\"2026-11-21T20:15:03Z\"," + META + "}").fightId()).isEqualTo("7");
         assertThat(validator.validate("{\"message_id\":\"c\",\"message_type\":\"alive\",\"timestamp\":\"2026-11-21T20:15:03.123Z\"}")
                 .isAlive()).isTrue();
+        assertThat(validator.validate("{\"message_id\":\"d\",\"message_type\":\"alive\",\"timestamp\":\"2026-11-21T20:15:03+00:00\"}")
+                .isAlive()).as("a zero offset is UTC").isTrue();
     }
 
     @ParameterizedTest
@@ -32,6 +34,7 @@ class EnvelopeValidatorTest {
         "{\"message_id\":\"a\",\"message_type\":\"lineup\",\"timestamp\":\"2026-11-21T20:15:03Z\"} | unknown message_type 'lineup'",
         "{\"message_id\":\"a\",\"message_type\":\"alive\"}                                 | missing field timestamp",
         "{\"message_id\":\"a\",\"message_type\":\"alive\",\"timestamp\":\"yesterday\"}     | is not ISO 8601",
+        "{\"message_id\":\"a\",\"message_type\":\"alive\",\"timestamp\":\"2026-11-21T22:15:03.123+02:00\"} | is not ISO 8601 UTC",
         "{\"message_id\":\"a\",\"message_type\":\"odds\",\"timestamp\":\"2026-11-21T20:15:03Z\",\"fight_metadata\":{\"fight_id\":\"7\"}} | missing field odds_type",
         "{\"message_id\":\"a\",\"message_type\":\"odds\",\"odds_type\":\"full\",\"timestamp\":\"2026-11-21T20:15:03Z\"} | unknown odds_type 'full'",
         "{\"message_id\":\"a\",\"message_type\":\"market_settlement\",\"timestamp\":\"2026-11-21T20:15:03Z\"} | missing field fight_metadata",

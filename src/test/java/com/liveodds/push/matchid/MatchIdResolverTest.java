@@ -75,11 +75,13 @@ class MatchIdResolverTest {
     }
 
     @Test
-    void aBrokenMappingKeepsTheLastGoodOne() throws Exception {
-        assertThat(resolve("{\"fight_id\":\"7\"}")).isEqualTo("match:900");
-        Files.writeString(mappingFile, "7,not-a-match\n");
+    void aBadLineIsSkippedAndTheRestOfTheMappingApplies() throws Exception {
+        Files.writeString(mappingFile, "\uFEFFfight_id,match_id\n7,not-a-match\n8,match:902\n9;903\n10,904\n");
         Files.setLastModifiedTime(mappingFile, FileTime.from(Instant.now().plusSeconds(5)));
-        assertThat(resolve("{\"fight_id\":\"7\"}")).isEqualTo("match:900");
+        assertThat(resolve("{\"fight_id\":\"8\"}")).isEqualTo("match:902");
+        assertThat(resolve("{\"fight_id\":\"10\"}")).as("after the bad lines").isEqualTo("match:904");
+        assertThatThrownBy(() -> resolve("{\"fight_id\":\"7\",\"card_id\":\"1\"}")).as("no guessing for a fight whose line is bad")
+                .isInstanceOf(UnresolvableMatchException.class).hasMessageContaining("mapping line of fight 7");
     }
 
     @Test
