@@ -3,6 +3,8 @@ package com.liveodds.push.delivery;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import com.liveodds.push.token.PartnerTokenProvider;
 import com.liveodds.push.token.TokenUnavailableException;
@@ -24,6 +26,12 @@ public class PartnerPush {
     private final PartnerTokenProvider tokens;
     private final RetryPolicy policy;
     private final Clock clock = Clock.systemUTC();
+    /**
+     * Matches with a push handed back unacknowledged by shutdown. Sources hand messages to their lane without waiting,
+     * so later messages of such a match may still be queued behind it: they go back unattempted too, or one could
+     * reach the partner before the message it follows.
+     */
+    private final Set<String> handedBack = ConcurrentHashMap.newKeySet();
     private String partnerId;
 
     public PartnerPush(PartnerTokenProvider tokens, RetryPolicy policy) {
@@ -44,7 +52,11 @@ public class PartnerPush {
     /** Starts the attempts of the push in the body. */
     public void begin(Exchange exchange) throws org.apache.camel.InvalidPayloadException {
         Push push = exchange.getMessage().getMandatoryBody(Push.class);
-        exchange.setProperty(STATE, new DeliveryState(push, clock.instant()));
+        DeliveryState state = new DeliveryState(push, clock.instant());
+        if (handedBack.contains(push.matchId())) {
+            state.interrupt();
+        }
+        exchange.setProperty(STATE, state);
     }
 
     /** Sets body and headers of the next attempt; a token that cannot be had fails the attempt, not the push. */
@@ -96,6 +108,7 @@ public class PartnerPush {
     public void end(Exchange exchange) {
         DeliveryState state = exchange.getProperty(STATE, DeliveryState.class);
         if (state.isInterrupted()) {
+            handedBack.add(state.getPush().matchId());
             throw new DeliveryInterruptedException(state.getPush());
         }
     }

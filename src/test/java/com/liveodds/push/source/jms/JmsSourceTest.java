@@ -49,7 +49,12 @@ class JmsSourceTest {
     }
 
     static RunningService jmsService(EmbeddedArtemis broker, WireMockPartner partner) {
+        return jmsService(broker, partner, QUEUE);
+    }
+
+    static RunningService jmsService(EmbeddedArtemis broker, WireMockPartner partner, String queue) {
         return RunningService.builder()
+                .set("liveodds.source.jms.queue", queue)
                 .partner(partner.baseUrl(), partner.authUrl())
                 .set("liveodds.source", "jms")
                 .set("liveodds.source.jms.url", broker.url())
@@ -137,6 +142,54 @@ class JmsSourceTest {
     }
 
     @Test
+    void aMatchInRetryHoldsBackOnlyItsOwnMessagesAndIsRedeliveredAfterAStopUntilDelivered() throws Exception {
+        String queueName = "liveodds.stuck";
+        long stuckMatch = 64001;
+        StubMapping failing = partner.server().stubFor(post(urlPathEqualTo("/partner/v1/liveodds/42/match:" + stuckMatch + "/odds"))
+                .atPriority(1).willReturn(aResponse().withStatus(503)));
+        List<Long> healthyMatches = matchesOnOtherLanesThan(stuckMatch, 4);
+        int healthy = 40;
+        try (RunningService first = jmsService(broker, partner, queueName)) {
+            Queue queue = await().atMost(Duration.ofSeconds(10)).until(() -> broker.queue(queueName), q -> q != null);
+            List<Outgoing> stream = new ArrayList<>();
+            stream.add(Outgoing.text("41", Messages.odds("j-stuck-1", Messages.external("41", stuckMatch))));
+            stream.add(Outgoing.text("41", Messages.odds("j-stuck-2", Messages.external("41", stuckMatch))));
+            for (int i = 0; i < healthy; i++) {
+                long match = healthyMatches.get(i % healthyMatches.size());
+                stream.add(Outgoing.text(Long.toString(match), Messages.odds("j-ok-" + i, Messages.external(Long.toString(match), match))));
+            }
+            broker.send(queueName, stream);
+
+            // every message of the other matches goes out and is acknowledged while the first one is still failing
+            await().atMost(Duration.ofSeconds(30)).until(() -> queue.getMessagesAcknowledged() == healthy);
+            assertThat(partner.pushes().stream().filter(r -> r.getHeader("Idempotency-Key").startsWith("j-ok-")).count())
+                    .isEqualTo(healthy);
+            await().atMost(Duration.ofSeconds(15)).until(() -> attemptsOf("j-stuck-1") >= 2);
+            assertThat(attemptsOf("j-stuck-2")).as("held behind its match's message in retry").isZero();
+            assertThat(queue.getMessageCount()).isEqualTo(2);
+            assertThat(queue.getMessagesAcknowledged()).isEqualTo(healthy);
+            System.out.printf("JMS: %d messages of healthy matches delivered and acknowledged while j-stuck-1 failed %d times%n",
+                    healthy, attemptsOf("j-stuck-1"));
+        }
+        // stopped mid-retry: both messages of the failing match are still on the broker, unacknowledged
+        Queue queue = broker.queue(queueName);
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue.getMessageCount() == 2 && queue.getDeliveringCount() == 0);
+        assertThat(queue.getMessagesAcknowledged()).isEqualTo(healthy);
+        partner.server().removeStub(failing);
+
+        try (RunningService second = jmsService(broker, partner, queueName)) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> queue.getMessagesAcknowledged() == healthy + 2);
+            List<String> order = partner.pushes("odds").stream().map(r -> r.getHeader("Idempotency-Key"))
+                    .filter(k -> k.startsWith("j-stuck-")).toList();
+            // j-stuck-2 was never tried before j-stuck-1 got through, not even while the first service was stopping
+            assertThat(order.indexOf("j-stuck-2")).isEqualTo(order.size() - 1);
+            assertThat(attemptsOf("j-stuck-2")).isEqualTo(1);
+            assertThat(queue.getMessageCount()).isZero();
+            assertThat(second.deadLetterCount()).isZero();
+        }
+    }
+
+    @Test
     void readinessNamesTheSourceWhileTheBrokerIsDown() throws Exception {
         try (EmbeddedArtemis own = new EmbeddedArtemis().start();
              RunningService jms = jmsService(own, partner)) {
@@ -154,6 +207,19 @@ class JmsSourceTest {
         }
     }
 
+
+    /** Matches whose lane (of the default 8) is not the lane of {@code match}, so they cannot queue behind it. */
+    static List<Long> matchesOnOtherLanesThan(long match, int count) {
+        int lanes = 8;
+        int taken = Math.floorMod(("match:" + match).hashCode(), lanes);
+        List<Long> found = new ArrayList<>();
+        for (long candidate = match + 1; found.size() < count; candidate++) {
+            if (Math.floorMod(("match:" + candidate).hashCode(), lanes) != taken) {
+                found.add(candidate);
+            }
+        }
+        return found;
+    }
 
     private static Queue waitForQueue() {
         return await().atMost(Duration.ofSeconds(10)).until(() -> broker.queue(QUEUE), q -> q != null);
