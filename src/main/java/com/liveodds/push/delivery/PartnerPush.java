@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 
 import com.liveodds.push.token.PartnerTokenProvider;
 import com.liveodds.push.token.TokenUnavailableException;
@@ -20,6 +21,11 @@ import org.slf4j.LoggerFactory;
 public class PartnerPush {
 
     public static final String STATE = "delivery";
+    /**
+     * Exchange property a source may set to a {@link BooleanSupplier}: while it answers false the push is not (or no
+     * more) attempted and fails back unacknowledged.
+     */
+    public static final String WANTED = "delivery.wanted";
     private static final Logger LOG = LoggerFactory.getLogger(PartnerPush.class);
     private static final int MAX_KEPT_RESPONSE = 4096;
 
@@ -53,8 +59,14 @@ public class PartnerPush {
     public void begin(Exchange exchange) throws org.apache.camel.InvalidPayloadException {
         Push push = exchange.getMessage().getMandatoryBody(Push.class);
         DeliveryState state = new DeliveryState(push, clock.instant());
+        BooleanSupplier wanted = exchange.getProperty(WANTED, BooleanSupplier.class);
+        if (wanted != null) {
+            state.wantedWhile(wanted);
+        }
         if (handedBack.contains(push.matchId())) {
             state.interrupt();
+        } else if (!state.isWanted()) {
+            state.withdraw();
         }
         exchange.setProperty(STATE, state);
     }
@@ -104,12 +116,15 @@ public class PartnerPush {
         }
     }
 
-    /** Ends the push: fails the exchange when shutdown interrupted it, so no source acknowledges it. */
+    /** Ends the push: fails the exchange when shutdown interrupted it or its source withdrew it, so no source acknowledges it. */
     public void end(Exchange exchange) {
         DeliveryState state = exchange.getProperty(STATE, DeliveryState.class);
+        if (state.isWithdrawn()) {
+            throw new DeliveryInterruptedException(state.getPush(), "withdrawn by its source");
+        }
         if (state.isInterrupted()) {
             handedBack.add(state.getPush().matchId());
-            throw new DeliveryInterruptedException(state.getPush());
+            throw new DeliveryInterruptedException(state.getPush(), "shutdown ended its delivery");
         }
     }
 

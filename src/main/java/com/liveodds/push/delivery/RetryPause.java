@@ -24,15 +24,22 @@ public class RetryPause implements CamelContextAware {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> jvmStopping = true, "retry-pause-shutdown"));
     }
 
-    /** Waits the delay the last attempt asked for; marks the push interrupted if the service is stopping. */
+    /**
+     * Waits the delay the last attempt asked for; marks the push interrupted if the service is stopping, withdrawn if
+     * its source no longer wants it.
+     */
     public void await(DeliveryState state) throws InterruptedException {
         long until = System.currentTimeMillis() + state.getDelayMillis();
         long left;
-        while (!stopping() && (left = until - System.currentTimeMillis()) > 0) {
+        while (!stopping() && state.isWanted() && (left = until - System.currentTimeMillis()) > 0) {
             Thread.sleep(Math.min(left, CHECK_MILLIS));
         }
-        if (stopping() && state.isAgain()) {
-            state.interrupt();
+        if (state.isAgain()) {
+            if (stopping()) {
+                state.interrupt();
+            } else if (!state.isWanted()) {
+                state.withdraw();
+            }
         }
     }
 

@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import com.github.tomakehurst.wiremock.stubbing.StubMapping;
@@ -80,7 +81,9 @@ class KafkaSourceTest {
             kafka.send("held", "62", Messages.odds("k-held", Messages.external("62", 72002)));
             await().atMost(Duration.ofSeconds(30)).until(() -> attemptsOf("k-held") >= 3);
             assertThat(attemptsOf("k-before")).isEqualTo(1);
-            assertThat(committed("g-held", new TopicPartition("held", 0))).isEqualTo(1);
+            // finished offsets are committed as the next records come in (producers send alive every few seconds)
+            kafka.sendToEveryPartition("held", Messages.alive());
+            await().atMost(Duration.ofSeconds(10)).until(() -> committed("g-held", new TopicPartition("held", 0)) == 1);
         }
         // stopped while k-held was failing: its offset is still not committed
         assertThat(committed("g-held", new TopicPartition("held", 0))).isEqualTo(1);
@@ -89,8 +92,61 @@ class KafkaSourceTest {
 
         try (RunningService second = kafkaService("held", "g-held")) {
             await().atMost(Duration.ofSeconds(30)).until(() -> attemptsOf("k-held") > attemptsWhileFailing);
-            await().atMost(Duration.ofSeconds(10)).until(() -> committed("g-held", new TopicPartition("held", 0)) == 2);
+            kafka.sendToEveryPartition("held", Messages.alive());
+            await().atMost(Duration.ofSeconds(10)).until(() -> committed("g-held", new TopicPartition("held", 0)) == 3);
             assertThat(attemptsOf("k-before")).as("the delivered, committed record is not pushed again").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aMatchInRetryHoldsBackOnlyItsOwnRecordsAndTheCommitNeverPassesThem() throws Exception {
+        String topic = "parallel";
+        TopicPartition partition = new TopicPartition(topic, 0);
+        kafka.createTopic(topic, 1);
+        long stuckMatch = 74001;
+        StubMapping failing = partner.server().stubFor(post(urlPathEqualTo("/partner/v1/liveodds/42/match:" + stuckMatch + "/odds"))
+                .atPriority(1).willReturn(aResponse().withStatus(503)));
+        List<Long> healthyMatches = Messages.matchesOnOtherLanesThan(stuckMatch, 4);
+        int healthy = 30;
+        // one partition: before, the record in retry held the poll thread and with it every match of the partition
+        try (RunningService first = kafkaService(topic, "g-parallel")) {
+            kafka.send(topic, "80", Messages.odds("k-first", Messages.external("80", healthyMatches.get(0))));
+            kafka.send(topic, "81", Messages.odds("k-stuck-1", Messages.external("81", stuckMatch)));
+            kafka.send(topic, "81", Messages.odds("k-stuck-2", Messages.external("81", stuckMatch)));
+            for (int i = 0; i < healthy; i++) {
+                long match = healthyMatches.get(i % healthyMatches.size());
+                kafka.send(topic, Long.toString(match), Messages.odds("k-ok-" + i, Messages.external(Long.toString(match), match)));
+            }
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> pushesStartingWith("k-ok-") == healthy);
+            await().atMost(Duration.ofSeconds(15)).until(() -> attemptsOf("k-stuck-1") >= 2);
+            assertThat(attemptsOf("k-stuck-2")).as("held behind its match's record in retry").isZero();
+            kafka.sendToEveryPartition(topic, Messages.alive());
+            // k-first (offset 0) is committed; k-stuck-1 (offset 1) is not, so neither is anything after it
+            await().atMost(Duration.ofSeconds(10)).until(() -> committed("g-parallel", partition) == 1);
+            kafka.sendToEveryPartition(topic, Messages.alive());
+            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+                    .until(() -> committed("g-parallel", partition) == 1);
+            System.out.printf("Kafka: %d records of healthy matches delivered while k-stuck-1 failed %d times; committed offset"
+                    + " %d of %d records%n", healthy, attemptsOf("k-stuck-1"), committed("g-parallel", partition), healthy + 5);
+        }
+        assertThat(committed("g-parallel", partition)).as("stopped mid-retry: still nothing past k-first").isEqualTo(1);
+        partner.server().removeStub(failing);
+        int healthyPushes = pushesStartingWith("k-ok-");
+
+        try (RunningService second = kafkaService(topic, "g-parallel")) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> attemptsOf("k-stuck-2") == 1
+                    && pushesStartingWith("k-ok-") == healthyPushes + healthy);
+            List<String> stuck = partner.pushes("odds").stream().map(r -> r.getHeader("Idempotency-Key"))
+                    .filter(k -> k != null && k.startsWith("k-stuck-")).toList();
+            assertThat(stuck.indexOf("k-stuck-2")).as("k-stuck-2 only after k-stuck-1 got through").isEqualTo(stuck.size() - 1);
+            assertThat(attemptsOf("k-first")).as("committed, so not pushed again").isEqualTo(1);
+            // the alive at offset healthy + 5 commits everything before it
+            kafka.sendToEveryPartition(topic, Messages.alive());
+            await().atMost(Duration.ofSeconds(10)).until(() -> committed("g-parallel", partition) == healthy + 5);
+            System.out.printf("Kafka after restart: k-stuck-1 and k-stuck-2 delivered in order, %d healthy records pushed"
+                    + " again (finished but behind the uncommitted one), committed offset %d%n", healthy,
+                    committed("g-parallel", partition));
         }
     }
 
@@ -122,6 +178,11 @@ class KafkaSourceTest {
 
     private static LoggedRequest pushOf(String messageId) {
         return partner.pushes().stream().filter(r -> messageId.equals(r.getHeader("Idempotency-Key"))).findFirst().orElse(null);
+    }
+
+    private static int pushesStartingWith(String prefix) {
+        return (int) partner.pushes().stream().map(r -> r.getHeader("Idempotency-Key"))
+                .filter(k -> k != null && k.startsWith(prefix)).count();
     }
 
     private static int attemptsOf(String messageId) {
