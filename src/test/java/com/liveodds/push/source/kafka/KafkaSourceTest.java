@@ -7,7 +7,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -20,6 +22,7 @@ import com.liveodds.push.support.WireMockPartner;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -148,6 +151,56 @@ class KafkaSourceTest {
                     + " again (finished but behind the uncommitted one), committed offset %d%n", healthy,
                     committed("g-parallel", partition));
         }
+    }
+
+    @Test
+    void aRevokedPartitionsQueuedRecordsAreLeftToItsNewOwner() throws Exception {
+        String topic = "moving";
+        kafka.createTopic(topic, 2);
+        // one failing match per partition, so whichever partition moves has a record in retry and one queued behind it
+        List<String> keys = new ArrayList<>();
+        for (int fight = 90; keys.size() < 2; fight++) {
+            String key = Integer.toString(fight);
+            if (keys.isEmpty() || partitionOf(key, 2) != partitionOf(keys.get(0), 2)) {
+                keys.add(key);
+            }
+        }
+        List<StubMapping> failing = new ArrayList<>();
+        for (String key : keys) {
+            failing.add(partner.server().stubFor(post(urlPathEqualTo("/partner/v1/liveodds/42/match:" + (75000 + Long.parseLong(key)) + "/odds"))
+                    .atPriority(1).willReturn(aResponse().withStatus(503))));
+        }
+        try (RunningService first = kafkaService(topic, "g-moving")) {
+            for (String key : keys) {
+                kafka.send(topic, key, Messages.odds("k-move-" + key + "-1", Messages.external(key, 75000 + Long.parseLong(key))));
+                kafka.send(topic, key, Messages.odds("k-move-" + key + "-2", Messages.external(key, 75000 + Long.parseLong(key))));
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> keys.stream().allMatch(k -> attemptsOf("k-move-" + k + "-1") >= 2));
+
+            try (RunningService second = kafkaService(topic, "g-moving")) {
+                KafkaPartitions firstOwns = first.bean("subscribeAdapter", KafkaPartitions.class);
+                KafkaPartitions secondOwns = second.bean("subscribeAdapter", KafkaPartitions.class);
+                await().atMost(Duration.ofSeconds(40)).until(() -> firstOwns.owned().size() == 1 && secondOwns.owned().size() == 1);
+                failing.forEach(partner.server()::removeStub);
+
+                await().atMost(Duration.ofSeconds(40)).until(() -> keys.stream().allMatch(k -> attemptsOf("k-move-" + k + "-2") >= 1));
+                for (String key : keys) {
+                    List<String> pushes = partner.pushes("odds").stream().map(r -> r.getHeader("Idempotency-Key"))
+                            .filter(k -> k != null && k.startsWith("k-move-" + key + "-")).toList();
+                    assertThat(pushes.indexOf("k-move-" + key + "-2")).as("order of fight %s: %s", key, pushes)
+                            .isEqualTo(pushes.size() - 1);
+                }
+                // the old owner neither pushed the queued record nor went on retrying: each second record went out once
+                await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+                        .until(() -> keys.stream().allMatch(k -> attemptsOf("k-move-" + k + "-2") == 1));
+                System.out.printf("Kafka rebalance: attempts per record %s%n", keys.stream().map(k -> k + ": "
+                        + attemptsOf("k-move-" + k + "-1") + "/" + attemptsOf("k-move-" + k + "-2")).toList());
+            }
+        }
+    }
+
+    private static int partitionOf(String key, int partitions) {
+        return Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % partitions;
     }
 
     @Test
