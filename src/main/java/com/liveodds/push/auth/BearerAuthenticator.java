@@ -53,6 +53,8 @@ public class BearerAuthenticator {
     private String audience;
     private Duration jwksTimeout = Duration.ofSeconds(2);
     private Duration jwksCache = Duration.ofMinutes(5);
+    private String tokensSetting = "liveodds.fixtures.auth.tokens";
+    private String guards = "the fixtures API and the HTTP source";
 
     private volatile List<byte[]> staticTokenHashes = List.of();
     private volatile ConfigurableJWTProcessor<SecurityContext> jwtProcessor;
@@ -65,6 +67,16 @@ public class BearerAuthenticator {
     /** {@code static} mode: the accepted tokens, comma-separated. */
     public void setTokens(String tokens) {
         this.tokens = tokens;
+    }
+
+    /** The setting the tokens come from, named when none is configured (never its value). */
+    public void setTokensSetting(String tokensSetting) {
+        this.tokensSetting = tokensSetting;
+    }
+
+    /** What this check guards, for the same warning. */
+    public void setGuards(String guards) {
+        this.guards = guards;
     }
 
     public void setJwksUrl(String jwksUrl) {
@@ -116,8 +128,7 @@ public class BearerAuthenticator {
                 .map(String::trim).filter(t -> !t.isEmpty()).map(BearerAuthenticator::sha256).toList();
         staticTokenHashes = hashes;
         if (hashes.isEmpty()) {
-            LOG.warn("No bearer tokens configured (liveodds.fixtures.auth.tokens): every request to the fixtures API "
-                    + "and the HTTP source is refused with 401");
+            LOG.warn("No bearer tokens configured ({}): every request to {} is refused with 401", tokensSetting, guards);
         } else {
             LOG.info("Bearer check: static, {} accepted token(s)", hashes.size());
         }

@@ -1,9 +1,9 @@
 package com.liveodds.push.delivery;
 
-/** The service stopped while a push was waiting to be retried: the source must not acknowledge it. */
+/** A push ended neither delivered nor dead-lettered (shutdown, or its source withdrew it): the source must not acknowledge it. */
 public class DeliveryInterruptedException extends RuntimeException {
 
-    public DeliveryInterruptedException(Push push) {
-        super("shutdown interrupted the retries of " + push + "; it stays unacknowledged at the source");
+    public DeliveryInterruptedException(Push push, String why) {
+        super(why + ": " + push + " stays unacknowledged at the source");
     }
 }

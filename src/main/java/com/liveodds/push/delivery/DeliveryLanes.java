@@ -13,7 +13,7 @@ public class DeliveryLanes extends RouteBuilder {
     public void configure() {
         int lanes = Integer.parseInt(getContext().resolvePropertyPlaceholders("{{liveodds.delivery.lanes}}"));
         for (int lane = 0; lane < lanes; lane++) {
-            from("seda:lane-" + lane).routeId("delivery-lane-" + lane).to("direct:deliver");
+            from("seda:lane-" + lane + "?exceptionHandler=#bean:laneFailures").routeId("delivery-lane-" + lane).to("direct:deliver");
         }
     }
 }

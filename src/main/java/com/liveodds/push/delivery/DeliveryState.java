@@ -1,6 +1,7 @@
 package com.liveodds.push.delivery;
 
 import java.time.Instant;
+import java.util.function.BooleanSupplier;
 
 /** The progress of one push through its attempts; lives in the exchange property {@code delivery}. */
 public class DeliveryState {
@@ -12,6 +13,8 @@ public class DeliveryState {
     private boolean delivered;
     private boolean renewedFor401;
     private boolean interrupted;
+    private boolean withdrawn;
+    private BooleanSupplier wanted = () -> true;
     private long delayMillis;
     private int lastStatus;
     private String lastResponseBody;
@@ -50,6 +53,26 @@ public class DeliveryState {
     void interrupt() {
         interrupted = true;
         again = false;
+    }
+
+    /** Whether the source still wants this push made (a Kafka partition that moved away no longer does). */
+    public boolean isWanted() {
+        return wanted.getAsBoolean();
+    }
+
+    void wantedWhile(BooleanSupplier wanted) {
+        this.wanted = wanted;
+    }
+
+    /** Ends the push unacknowledged because its source no longer wants it; its match goes on with later messages. */
+    void withdraw() {
+        interrupt();
+        withdrawn = true;
+    }
+
+    /** Interrupted because the source withdrew it, not because the service stops. */
+    public boolean isWithdrawn() {
+        return withdrawn;
     }
 
     public long getDelayMillis() {

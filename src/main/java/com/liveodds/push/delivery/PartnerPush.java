@@ -3,6 +3,7 @@ package com.liveodds.push.delivery;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.function.BooleanSupplier;
 
 import com.liveodds.push.token.PartnerTokenProvider;
 import com.liveodds.push.token.TokenUnavailableException;
@@ -18,6 +19,11 @@ import org.slf4j.LoggerFactory;
 public class PartnerPush {
 
     public static final String STATE = "delivery";
+    /**
+     * Exchange property a source may set to a {@link BooleanSupplier}: while it answers false the push is not (or no
+     * more) attempted and fails back unacknowledged.
+     */
+    public static final String WANTED = "delivery.wanted";
     private static final Logger LOG = LoggerFactory.getLogger(PartnerPush.class);
     private static final int MAX_KEPT_RESPONSE = 4096;
 
@@ -44,7 +50,15 @@ public class PartnerPush {
     /** Starts the attempts of the push in the body. */
     public void begin(Exchange exchange) throws org.apache.camel.InvalidPayloadException {
         Push push = exchange.getMessage().getMandatoryBody(Push.class);
-        exchange.setProperty(STATE, new DeliveryState(push, clock.instant()));
+        DeliveryState state = new DeliveryState(push, clock.instant());
+        BooleanSupplier wanted = exchange.getProperty(WANTED, BooleanSupplier.class);
+        if (wanted != null) {
+            state.wantedWhile(wanted);
+        }
+        if (!state.isWanted()) {
+            state.withdraw();
+        }
+        exchange.setProperty(STATE, state);
     }
 
     /** Sets body and headers of the next attempt; a token that cannot be had fails the attempt, not the push. */
@@ -92,11 +106,14 @@ public class PartnerPush {
         }
     }
 
-    /** Ends the push: fails the exchange when shutdown interrupted it, so its source does not acknowledge it. */
+    /** Ends the push: fails the exchange when shutdown interrupted it or its source withdrew it, so no source acknowledges it. */
     public void end(Exchange exchange) {
         DeliveryState state = exchange.getProperty(STATE, DeliveryState.class);
+        if (state.isWithdrawn()) {
+            throw new DeliveryInterruptedException(state.getPush(), "withdrawn by its source");
+        }
         if (state.isInterrupted()) {
-            throw new DeliveryInterruptedException(state.getPush());
+            throw new DeliveryInterruptedException(state.getPush(), "shutdown ended its delivery");
         }
     }
 

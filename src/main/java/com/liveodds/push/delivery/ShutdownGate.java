@@ -27,19 +27,26 @@ public class ShutdownGate implements CamelContextAware {
     /** Before the first attempt of a push. */
     public void admit(Push push) {
         if (stopping()) {
-            throw new DeliveryInterruptedException(push);
+            throw new DeliveryInterruptedException(push, "the service is stopping");
         }
     }
 
-    /** Waits the delay the last attempt asked for; marks the push interrupted if the service is stopping. */
+    /**
+     * Waits the delay the last attempt asked for; marks the push interrupted if the service is stopping, withdrawn if
+     * its source no longer wants it (a Kafka partition that moved away).
+     */
     public void pause(DeliveryState state) throws InterruptedException {
         long until = System.currentTimeMillis() + state.getDelayMillis();
         long left;
-        while (!stopping() && (left = until - System.currentTimeMillis()) > 0) {
+        while (!stopping() && state.isWanted() && (left = until - System.currentTimeMillis()) > 0) {
             Thread.sleep(Math.min(left, CHECK_MILLIS));
         }
-        if (stopping() && state.isAgain()) {
-            state.interrupt();
+        if (state.isAgain()) {
+            if (stopping()) {
+                state.interrupt();
+            } else if (!state.isWanted()) {
+                state.withdraw();
+            }
         }
     }
 

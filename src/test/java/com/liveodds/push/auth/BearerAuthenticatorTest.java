@@ -84,6 +84,24 @@ class BearerAuthenticatorTest {
     }
 
     @Test
+    void withNoTokensTheWarningNamesTheSettingItWasToldItReads() {
+        ListAppender<ILoggingEvent> logs = capture();
+        try {
+            BearerAuthenticator admin = new BearerAuthenticator();
+            admin.setMode("static");
+            admin.setTokens("");
+            admin.setTokensSetting("liveodds.admin.tokens");
+            admin.setGuards("the operator endpoints");
+            admin.start();
+        } finally {
+            release(logs);
+        }
+        assertThat(logs.list).anySatisfy(e -> assertThat(e.getFormattedMessage())
+                .isEqualTo("No bearer tokens configured (liveodds.admin.tokens): every request to the operator endpoints"
+                        + " is refused with 401"));
+    }
+
+    @Test
     void neverLogsConfiguredOrPresentedTokens() {
         ListAppender<ILoggingEvent> logs = capture();
         try {

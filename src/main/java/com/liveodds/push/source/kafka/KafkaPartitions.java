@@ -2,13 +2,17 @@ package com.liveodds.push.source.kafka;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
 
+import com.liveodds.push.delivery.PartnerPush;
 import com.liveodds.push.heartbeat.LiveMatches;
 import com.liveodds.push.ingest.EnvelopeValidator;
 import com.liveodds.push.ingest.RejectedMessageException;
@@ -17,9 +21,9 @@ import com.liveodds.push.matchid.MatchIdResolver;
 import com.liveodds.push.settings.Durations;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.kafka.KafkaConstants;
-import org.apache.camel.component.kafka.consumer.KafkaManualCommit;
 import org.apache.camel.component.kafka.consumer.support.subcription.SubscribeAdapter;
 import org.apache.camel.component.kafka.consumer.support.subcription.TopicInfo;
+import org.apache.camel.support.SynchronizationAdapter;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -29,35 +33,39 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Which partitions of the upstream topic this instance owns, and the live matches that come with them.
+ * Which partitions of the upstream topic this instance owns, what of them is finished, and the live matches that
+ * come with them.
+ * <p>
+ * Records are handed to their lanes without waiting, so the poll thread keeps reading the other matches (and
+ * upstream's alive records) while a match is in retry. Each record's exchange carries a completion that marks its
+ * offset finished when the lane delivers or dead-letters it; the offset committed per partition is the end of the
+ * contiguous finished prefix ({@link PartitionProgress}), committed from the poll thread (a Kafka consumer is not
+ * thread-safe) before each record is handed on and when the partition is revoked. Camel itself commits nothing
+ * (auto and manual commit are off on the route).
  * <p>
  * camel-kafka 4.18 has no user rebalance listener option, but it subscribes through a {@link SubscribeAdapter}
- * looked up in the registry under {@code subscribeAdapter}, handing over its own listener (which commits on
- * revocation). This adapter wraps that listener: on revocation the partition's matches stop getting heartbeats
- * here; on assignment the partition's recent, already committed records are read back with a separate consumer to
- * adopt its live matches, so their heartbeats move with the partition without any message being pushed again.
- * <p>
- * Records are handled one at a time on the poll thread (one per poll), each waiting for its delivery before the
- * next, and revocation happens inside poll: so a partition is let go right after its record in flight, no message
- * of it is in flight here afterwards, and what the client had prefetched is dropped uncommitted.
+ * looked up in the registry under {@code subscribeAdapter}, handing over its own listener. This adapter wraps that
+ * listener. On revocation the partition's records still queued in lanes are withdrawn (its ownership ends, which the
+ * lanes check before each attempt and between retries), the record in flight may finish for up to
+ * {@code revokeWait}, the finished prefix is committed, and the partition's matches stop getting heartbeats here.
+ * On assignment the partition's recent, already committed records are read back with a separate consumer to adopt
+ * its live matches, so their heartbeats move with the partition without any message being pushed again.
  */
 public class KafkaPartitions implements SubscribeAdapter {
 
-    static final String COMMIT = "liveodds.kafka.commit";
-    static final String PARTITION = "liveodds.kafka.partition";
-    static final String UPSTREAM = "liveodds.kafka.upstream";
     private static final Logger LOG = LoggerFactory.getLogger(KafkaPartitions.class);
 
     private final LiveMatches liveMatches;
     private final EnvelopeValidator validator;
     private final MatchIdResolver resolver;
-    private final Set<TopicPartition> owned = ConcurrentHashMap.newKeySet();
+    private final Map<TopicPartition, Ownership> owners = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Set<String>> matchesOf = new ConcurrentHashMap<>();
     private final Set<Consumer<?, ?>> consumers = ConcurrentHashMap.newKeySet();
     private final ExecutorService lookBacks = Executors.newSingleThreadExecutor(r -> new Thread(r, "kafka-look-back"));
     private volatile String brokers;
     private volatile Duration lookBack = Duration.ofMinutes(30);
     private volatile int lookBackRecords = 10_000;
+    private volatile Duration revokeWait = Duration.ofSeconds(10);
 
     public KafkaPartitions(LiveMatches liveMatches, EnvelopeValidator validator, MatchIdResolver resolver) {
         this.liveMatches = liveMatches;
@@ -79,6 +87,11 @@ public class KafkaPartitions implements SubscribeAdapter {
         this.lookBackRecords = lookBackRecords;
     }
 
+    /** How long a revoked partition waits for its records in flight before it commits what is finished and goes. */
+    public void setRevokeWait(String revokeWait) {
+        this.revokeWait = Durations.parse(revokeWait);
+    }
+
     @Override
     public void subscribe(Consumer<?, ?> consumer, ConsumerRebalanceListener camelListener, TopicInfo topicInfo) {
         consumers.add(consumer);
@@ -90,31 +103,60 @@ public class KafkaPartitions implements SubscribeAdapter {
         }
     }
 
-    /** Before a record goes to ingest: keeps what the delivery route would otherwise strip with the headers. */
+    /**
+     * On the poll thread, before a record goes to ingest: commits what its consumer's partitions have finished, then
+     * tracks the record until its lane is done with it.
+     */
     public void receiving(Exchange exchange) {
-        exchange.setProperty(COMMIT, exchange.getMessage().getHeader(KafkaConstants.MANUAL_COMMIT, KafkaManualCommit.class));
-        exchange.setProperty(PARTITION, new TopicPartition(exchange.getMessage().getHeader(KafkaConstants.TOPIC, String.class),
-                exchange.getMessage().getHeader(KafkaConstants.PARTITION, Integer.class)));
-        exchange.setProperty(UPSTREAM, exchange.getMessage().getBody(String.class));
+        TopicPartition partition = new TopicPartition(exchange.getMessage().getHeader(KafkaConstants.TOPIC, String.class),
+                exchange.getMessage().getHeader(KafkaConstants.PARTITION, Integer.class));
+        long offset = exchange.getMessage().getHeader(KafkaConstants.OFFSET, Long.class);
+        Ownership owner = owners.get(partition);
+        if (owner == null) {
+            throw new IllegalStateException("record of " + partition + " at offset " + offset + " but the partition is not assigned");
+        }
+        commitFinished(owner.consumer);
+        String body = exchange.getMessage().getBody(String.class);
+        owner.progress.handedOn(offset);
+        exchange.setProperty(PartnerPush.WANTED, (BooleanSupplier) owner::isOwned);
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onComplete(Exchange done) {
+                matchOf(body).ifPresent(match -> remember(partition, owner, match));
+                owner.progress.finished(offset);
+            }
+
+            @Override
+            public void onFailure(Exchange failed) {
+                owner.progress.abandoned(offset);
+                if (owner.isOwned()) {
+                    LOG.warn("Record {} of {} was neither delivered nor dead-lettered; its offset stays uncommitted, so the"
+                            + " partition's next owner (or this instance after a restart) reads it again", offset, partition);
+                }
+            }
+        });
     }
 
-    /** The record is delivered or dead-lettered: remember its match with its partition, then commit its offset. */
-    public void delivered(Exchange exchange) {
-        TopicPartition partition = exchange.getProperty(PARTITION, TopicPartition.class);
-        matchOf(exchange.getProperty(UPSTREAM, String.class)).ifPresent(match -> remember(partition, match));
-        KafkaManualCommit commit = exchange.getProperty(COMMIT, KafkaManualCommit.class);
-        try {
-            commit.commit();
-        } catch (RuntimeException e) {
-            // failing the exchange here would only push the message again; the offset is recorded with Camel, which
-            // commits it when the partition is revoked, and the partition's next commit covers it as well
-            if (causedBy(e, RebalanceInProgressException.class)) {
-                LOG.debug("Commit of a record of {} deferred: a rebalance is in progress", partition);
-            } else {
-                LOG.warn("A record of {} was delivered but its offset not committed ({}); if the partition moves before its"
-                        + " next commit, its new owner pushes the record again", partition, e.getMessage());
+    /** Only ever on the poll thread of {@code consumer}. */
+    private void commitFinished(Consumer<?, ?> consumer) {
+        owners.forEach((partition, owner) -> {
+            if (owner.consumer != consumer) {
+                return;
             }
-        }
+            OptionalLong offset = owner.progress.toCommit();
+            if (offset.isPresent()) {
+                long next = offset.getAsLong();
+                consumer.commitAsync(Map.of(partition, new OffsetAndMetadata(next)), (offsets, e) -> {
+                    if (e == null) {
+                        owner.progress.committed(next);
+                    } else if (causedBy(e, RebalanceInProgressException.class)) {
+                        LOG.debug("Commit of {} up to {} deferred: a rebalance is in progress", partition, next);
+                    } else {
+                        LOG.warn("Commit of {} up to {} failed ({}); the next commit covers it", partition, next, e.getMessage());
+                    }
+                });
+            }
+        });
     }
 
     private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
@@ -137,14 +179,14 @@ public class KafkaPartitions implements SubscribeAdapter {
         }
     }
 
-    private void remember(TopicPartition partition, String match) {
-        if (partition != null && owned.contains(partition)) {
+    private void remember(TopicPartition partition, Ownership owner, String match) {
+        if (owner.isOwned() && owners.get(partition) == owner) {
             matchesOf.computeIfAbsent(partition, p -> ConcurrentHashMap.newKeySet()).add(match);
         }
     }
 
     public Set<TopicPartition> owned() {
-        return Set.copyOf(owned);
+        return Set.copyOf(owners.keySet());
     }
 
     Set<Consumer<?, ?>> consumers() {
@@ -155,9 +197,46 @@ public class KafkaPartitions implements SubscribeAdapter {
         lookBacks.shutdownNow();
     }
 
+    /** On the poll thread: withdraw what is queued, let what is in flight finish for a while, commit, hand over. */
+    private void revoke(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
+        Map<TopicPartition, Ownership> ending = new LinkedHashMap<>();
+        for (TopicPartition partition : partitions) {
+            Ownership owner = owners.remove(partition);
+            if (owner != null) {
+                owner.owned = false;
+                ending.put(partition, owner);
+            }
+        }
+        long until = System.currentTimeMillis() + revokeWait.toMillis();
+        ending.forEach((partition, owner) -> {
+            try {
+                if (!owner.progress.awaitSettled(Math.max(0, until - System.currentTimeMillis()))) {
+                    LOG.warn("Partition {} revoked with records still in delivery after {} ({}); they are not committed",
+                            partition, revokeWait, owner.progress);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            OptionalLong offset = owner.progress.toCommit();
+            if (offset.isPresent()) {
+                try {
+                    consumer.commitSync(Map.of(partition, new OffsetAndMetadata(offset.getAsLong())));
+                    owner.progress.committed(offset.getAsLong());
+                } catch (RuntimeException e) {
+                    LOG.warn("Partition {} revoked but its finished records up to {} not committed ({}); its next owner"
+                            + " pushes them again", partition, offset.getAsLong(), e.getMessage());
+                }
+            }
+            LOG.info("Partition {} revoked: {}", partition, owner.progress);
+        });
+    }
+
     private void release(Collection<TopicPartition> partitions, String why) {
         for (TopicPartition partition : partitions) {
-            owned.remove(partition);
+            Ownership owner = owners.remove(partition);
+            if (owner != null) {
+                owner.owned = false;
+            }
             Set<String> matches = matchesOf.remove(partition);
             if (matches != null) {
                 matches.forEach(liveMatches::forget);
@@ -170,7 +249,7 @@ public class KafkaPartitions implements SubscribeAdapter {
         if (partitions.isEmpty()) {
             return;
         }
-        owned.addAll(partitions);
+        partitions.forEach(partition -> owners.put(partition, new Ownership(consumer)));
         Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(partitions));
         for (TopicPartition partition : partitions) {
             OffsetAndMetadata offset = committed.get(partition);
@@ -185,12 +264,13 @@ public class KafkaPartitions implements SubscribeAdapter {
         try {
             Set<String> adopted = new KafkaLookBack(brokers, lookBack, lookBackRecords)
                     .read(partition, committedOffset, body -> matchOf(body));
-            if (!owned.contains(partition)) {
+            Ownership owner = owners.get(partition);
+            if (owner == null) {
                 return;
             }
             adopted.forEach(match -> {
                 liveMatches.adopt(match);
-                remember(partition, match);
+                remember(partition, owner, match);
             });
             LOG.info("Partition {}: adopted {} live matches from its records before offset {}", partition, adopted.size(),
                     committedOffset);
@@ -200,7 +280,22 @@ public class KafkaPartitions implements SubscribeAdapter {
         }
     }
 
-    /** Camel's listener first (it commits what was handled), then the heartbeats follow the partitions. */
+    /** One assignment of a partition to one consumer of this instance; a later assignment is a new ownership. */
+    private static final class Ownership {
+        private final Consumer<?, ?> consumer;
+        private final PartitionProgress progress = new PartitionProgress();
+        private volatile boolean owned = true;
+
+        Ownership(Consumer<?, ?> consumer) {
+            this.consumer = consumer;
+        }
+
+        boolean isOwned() {
+            return owned;
+        }
+    }
+
+    /** Camel's listener first (it commits nothing here), then our hand-over, then the heartbeats follow the partitions. */
     private final class Handover implements ConsumerRebalanceListener {
         private final Consumer<?, ?> consumer;
         private final ConsumerRebalanceListener camel;
@@ -213,12 +308,14 @@ public class KafkaPartitions implements SubscribeAdapter {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
             camel.onPartitionsRevoked(partitions);
+            revoke(consumer, partitions);
             release(partitions, "revoked");
         }
 
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             camel.onPartitionsLost(partitions);
+            // another member may own them already: nothing may be committed for them any more
             release(partitions, "lost");
         }
 

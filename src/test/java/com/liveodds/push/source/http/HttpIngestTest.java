@@ -194,6 +194,24 @@ class HttpIngestTest {
         assertThat(send(Messages.odds("h-after-busy", Messages.external("1", 41234567)), TOKEN).statusCode()).isEqualTo(202);
     }
 
+    @Test
+    void aFormEncodedContentTypeChangesNothingTheBodyIsTakenAsSent() throws Exception {
+        String form = "application/x-www-form-urlencoded";
+        String valid = Messages.odds("h-form-1", Messages.external("1", 41234567));
+        String oversized = "a=b&" + "x".repeat(MAX_BODY);
+        for (String body : List.of(valid, oversized)) {
+            assertThat(HTTP.send(request(body, null, "Content-Type", form), HttpResponse.BodyHandlers.ofString()).statusCode())
+                    .isEqualTo(401);
+        }
+        assertThat(HTTP.send(request(oversized, TOKEN, "Content-Type", form), HttpResponse.BodyHandlers.ofString()).statusCode())
+                .isEqualTo(413);
+
+        HttpResponse<String> accepted = HTTP.send(request(valid, TOKEN, "Content-Type", form), HttpResponse.BodyHandlers.ofString());
+        assertThat(accepted.statusCode()).isEqualTo(202);
+        assertThat(JSON.readTree(accepted.body()).path("status").asText()).isEqualTo("delivered");
+        assertThat(pushOf("h-form-1").getBodyAsString()).contains("\"odds\":1.850");
+    }
+
     private static String padded(String message, int size) {
         String prefix = message.substring(0, message.length() - 1) + ",\"padding\":\"";
         return prefix + "p".repeat(size - prefix.length() - 2) + "\"}";
@@ -206,13 +224,18 @@ class HttpIngestTest {
 
     private static HttpRequest request(String body, String authorization, String... headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.serverPort() + "/v1/ingest"))
-                .timeout(Duration.ofSeconds(20)).header("Content-Type", "application/json")
+                .timeout(Duration.ofSeconds(20))
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         if (authorization != null) {
             request.header("Authorization", authorization);
         }
+        boolean contentType = false;
         for (int i = 0; i < headers.length; i += 2) {
             request.header(headers[i], headers[i + 1]);
+            contentType |= headers[i].equalsIgnoreCase("Content-Type");
+        }
+        if (!contentType) {
+            request.header("Content-Type", "application/json");
         }
         return request.build();
     }

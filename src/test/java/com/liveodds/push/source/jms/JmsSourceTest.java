@@ -49,7 +49,12 @@ class JmsSourceTest {
     }
 
     static RunningService jmsService(EmbeddedArtemis broker, WireMockPartner partner) {
+        return jmsService(broker, partner, QUEUE);
+    }
+
+    static RunningService jmsService(EmbeddedArtemis broker, WireMockPartner partner, String queue) {
         return RunningService.builder()
+                .set("liveodds.source.jms.queue", queue)
                 .partner(partner.baseUrl(), partner.authUrl())
                 .set("liveodds.source", "jms")
                 .set("liveodds.source.jms.url", broker.url())
@@ -134,6 +139,55 @@ class JmsSourceTest {
         int attempts = attemptsOf("j-held");
         // committed once, not redelivered by the broker: no further attempt after the one that got through
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> attemptsOf("j-held") == attempts);
+    }
+
+    @Test
+    void aMatchInRetryHoldsBackOnlyItsOwnMessagesAndIsRedeliveredAfterAStopUntilDelivered() throws Exception {
+        String queueName = "liveodds.stuck";
+        long stuckMatch = 64001;
+        StubMapping failing = partner.server().stubFor(post(urlPathEqualTo("/partner/v1/liveodds/42/match:" + stuckMatch + "/odds"))
+                .atPriority(1).willReturn(aResponse().withStatus(503)));
+        List<Long> healthyMatches = Messages.matchesOnOtherLanesThan(stuckMatch, 4);
+        int healthy = 40;
+        try (RunningService first = jmsService(broker, partner, queueName)) {
+            Queue queue = await().atMost(Duration.ofSeconds(10)).until(() -> broker.queue(queueName), q -> q != null);
+            List<Outgoing> stream = new ArrayList<>();
+            stream.add(Outgoing.text("41", Messages.odds("j-stuck-1", Messages.external("41", stuckMatch))));
+            stream.add(Outgoing.text("41", Messages.odds("j-stuck-2", Messages.external("41", stuckMatch))));
+            for (int i = 0; i < healthy; i++) {
+                long match = healthyMatches.get(i % healthyMatches.size());
+                stream.add(Outgoing.text(Long.toString(match), Messages.odds("j-ok-" + i, Messages.external(Long.toString(match), match))));
+            }
+            broker.send(queueName, stream);
+
+            // every message of the other matches goes out and is acknowledged while the first one is still failing
+            await().atMost(Duration.ofSeconds(30)).until(() -> queue.getMessagesAcknowledged() == healthy);
+            assertThat(partner.pushes().stream().map(r -> r.getHeader("Idempotency-Key"))
+                    .filter(k -> k != null && k.startsWith("j-ok-")).count())
+                    .isEqualTo(healthy);
+            await().atMost(Duration.ofSeconds(15)).until(() -> attemptsOf("j-stuck-1") >= 2);
+            assertThat(attemptsOf("j-stuck-2")).as("held behind its match's message in retry").isZero();
+            assertThat(queue.getMessageCount()).isEqualTo(2);
+            assertThat(queue.getMessagesAcknowledged()).isEqualTo(healthy);
+            System.out.printf("JMS: %d messages of healthy matches delivered and acknowledged while j-stuck-1 failed %d times%n",
+                    healthy, attemptsOf("j-stuck-1"));
+        }
+        // stopped mid-retry: both messages of the failing match are still on the broker, unacknowledged
+        Queue queue = broker.queue(queueName);
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue.getMessageCount() == 2 && queue.getDeliveringCount() == 0);
+        assertThat(queue.getMessagesAcknowledged()).isEqualTo(healthy);
+        partner.server().removeStub(failing);
+
+        try (RunningService second = jmsService(broker, partner, queueName)) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> queue.getMessagesAcknowledged() == healthy + 2);
+            List<String> order = partner.pushes("odds").stream().map(r -> r.getHeader("Idempotency-Key"))
+                    .filter(k -> k != null && k.startsWith("j-stuck-")).toList();
+            // j-stuck-2 was never tried before j-stuck-1 got through, not even while the first service was stopping
+            assertThat(order.indexOf("j-stuck-2")).isEqualTo(order.size() - 1);
+            assertThat(attemptsOf("j-stuck-2")).isEqualTo(1);
+            assertThat(queue.getMessageCount()).isZero();
+            assertThat(second.deadLetterCount()).isZero();
+        }
     }
 
     @Test

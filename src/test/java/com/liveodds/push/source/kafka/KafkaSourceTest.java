@@ -7,7 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import com.github.tomakehurst.wiremock.stubbing.StubMapping;
@@ -19,6 +22,7 @@ import com.liveodds.push.support.WireMockPartner;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -80,7 +84,9 @@ class KafkaSourceTest {
             kafka.send("held", "62", Messages.odds("k-held", Messages.external("62", 72002)));
             await().atMost(Duration.ofSeconds(30)).until(() -> attemptsOf("k-held") >= 3);
             assertThat(attemptsOf("k-before")).isEqualTo(1);
-            assertThat(committed("g-held", new TopicPartition("held", 0))).isEqualTo(1);
+            // finished offsets are committed as the next records come in (producers send alive every few seconds)
+            kafka.sendToEveryPartition("held", Messages.alive());
+            await().atMost(Duration.ofSeconds(10)).until(() -> committed("g-held", new TopicPartition("held", 0)) == 1);
         }
         // stopped while k-held was failing: its offset is still not committed
         assertThat(committed("g-held", new TopicPartition("held", 0))).isEqualTo(1);
@@ -89,9 +95,112 @@ class KafkaSourceTest {
 
         try (RunningService second = kafkaService("held", "g-held")) {
             await().atMost(Duration.ofSeconds(30)).until(() -> attemptsOf("k-held") > attemptsWhileFailing);
-            await().atMost(Duration.ofSeconds(10)).until(() -> committed("g-held", new TopicPartition("held", 0)) == 2);
+            kafka.sendToEveryPartition("held", Messages.alive());
+            await().atMost(Duration.ofSeconds(10)).until(() -> committed("g-held", new TopicPartition("held", 0)) == 3);
             assertThat(attemptsOf("k-before")).as("the delivered, committed record is not pushed again").isEqualTo(1);
         }
+    }
+
+    @Test
+    void aMatchInRetryHoldsBackOnlyItsOwnRecordsAndTheCommitNeverPassesThem() throws Exception {
+        String topic = "parallel";
+        TopicPartition partition = new TopicPartition(topic, 0);
+        kafka.createTopic(topic, 1);
+        long stuckMatch = 74001;
+        StubMapping failing = partner.server().stubFor(post(urlPathEqualTo("/partner/v1/liveodds/42/match:" + stuckMatch + "/odds"))
+                .atPriority(1).willReturn(aResponse().withStatus(503)));
+        List<Long> healthyMatches = Messages.matchesOnOtherLanesThan(stuckMatch, 4);
+        int healthy = 30;
+        // one partition: before, the record in retry held the poll thread and with it every match of the partition
+        try (RunningService first = kafkaService(topic, "g-parallel")) {
+            kafka.send(topic, "80", Messages.odds("k-first", Messages.external("80", healthyMatches.get(0))));
+            kafka.send(topic, "81", Messages.odds("k-stuck-1", Messages.external("81", stuckMatch)));
+            kafka.send(topic, "81", Messages.odds("k-stuck-2", Messages.external("81", stuckMatch)));
+            for (int i = 0; i < healthy; i++) {
+                long match = healthyMatches.get(i % healthyMatches.size());
+                kafka.send(topic, Long.toString(match), Messages.odds("k-ok-" + i, Messages.external(Long.toString(match), match)));
+            }
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> pushesStartingWith("k-ok-") == healthy);
+            await().atMost(Duration.ofSeconds(15)).until(() -> attemptsOf("k-stuck-1") >= 2);
+            assertThat(attemptsOf("k-stuck-2")).as("held behind its match's record in retry").isZero();
+            kafka.sendToEveryPartition(topic, Messages.alive());
+            // k-first (offset 0) is committed; k-stuck-1 (offset 1) is not, so neither is anything after it
+            await().atMost(Duration.ofSeconds(10)).until(() -> committed("g-parallel", partition) == 1);
+            kafka.sendToEveryPartition(topic, Messages.alive());
+            await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+                    .until(() -> committed("g-parallel", partition) == 1);
+            System.out.printf("Kafka: %d records of healthy matches delivered while k-stuck-1 failed %d times; committed offset"
+                    + " %d of %d records%n", healthy, attemptsOf("k-stuck-1"), committed("g-parallel", partition), healthy + 5);
+        }
+        assertThat(committed("g-parallel", partition)).as("stopped mid-retry: still nothing past k-first").isEqualTo(1);
+        partner.server().removeStub(failing);
+        int healthyPushes = pushesStartingWith("k-ok-");
+
+        try (RunningService second = kafkaService(topic, "g-parallel")) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> attemptsOf("k-stuck-2") == 1
+                    && pushesStartingWith("k-ok-") == healthyPushes + healthy);
+            List<String> stuck = partner.pushes("odds").stream().map(r -> r.getHeader("Idempotency-Key"))
+                    .filter(k -> k != null && k.startsWith("k-stuck-")).toList();
+            assertThat(stuck.indexOf("k-stuck-2")).as("k-stuck-2 only after k-stuck-1 got through").isEqualTo(stuck.size() - 1);
+            assertThat(attemptsOf("k-first")).as("committed, so not pushed again").isEqualTo(1);
+            // the alive at offset healthy + 5 commits everything before it
+            kafka.sendToEveryPartition(topic, Messages.alive());
+            await().atMost(Duration.ofSeconds(10)).until(() -> committed("g-parallel", partition) == healthy + 5);
+            System.out.printf("Kafka after restart: k-stuck-1 and k-stuck-2 delivered in order, %d healthy records pushed"
+                    + " again (finished but behind the uncommitted one), committed offset %d%n", healthy,
+                    committed("g-parallel", partition));
+        }
+    }
+
+    @Test
+    void aRevokedPartitionsQueuedRecordsAreLeftToItsNewOwner() throws Exception {
+        String topic = "moving";
+        kafka.createTopic(topic, 2);
+        // one failing match per partition, so whichever partition moves has a record in retry and one queued behind it
+        List<String> keys = new ArrayList<>();
+        for (int fight = 90; keys.size() < 2; fight++) {
+            String key = Integer.toString(fight);
+            if (keys.isEmpty() || partitionOf(key, 2) != partitionOf(keys.get(0), 2)) {
+                keys.add(key);
+            }
+        }
+        List<StubMapping> failing = new ArrayList<>();
+        for (String key : keys) {
+            failing.add(partner.server().stubFor(post(urlPathEqualTo("/partner/v1/liveodds/42/match:" + (75000 + Long.parseLong(key)) + "/odds"))
+                    .atPriority(1).willReturn(aResponse().withStatus(503))));
+        }
+        try (RunningService first = kafkaService(topic, "g-moving")) {
+            for (String key : keys) {
+                kafka.send(topic, key, Messages.odds("k-move-" + key + "-1", Messages.external(key, 75000 + Long.parseLong(key))));
+                kafka.send(topic, key, Messages.odds("k-move-" + key + "-2", Messages.external(key, 75000 + Long.parseLong(key))));
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> keys.stream().allMatch(k -> attemptsOf("k-move-" + k + "-1") >= 2));
+
+            try (RunningService second = kafkaService(topic, "g-moving")) {
+                KafkaPartitions firstOwns = first.bean("subscribeAdapter", KafkaPartitions.class);
+                KafkaPartitions secondOwns = second.bean("subscribeAdapter", KafkaPartitions.class);
+                await().atMost(Duration.ofSeconds(40)).until(() -> firstOwns.owned().size() == 1 && secondOwns.owned().size() == 1);
+                failing.forEach(partner.server()::removeStub);
+
+                await().atMost(Duration.ofSeconds(40)).until(() -> keys.stream().allMatch(k -> attemptsOf("k-move-" + k + "-2") >= 1));
+                for (String key : keys) {
+                    List<String> pushes = partner.pushes("odds").stream().map(r -> r.getHeader("Idempotency-Key"))
+                            .filter(k -> k != null && k.startsWith("k-move-" + key + "-")).toList();
+                    assertThat(pushes.indexOf("k-move-" + key + "-2")).as("order of fight %s: %s", key, pushes)
+                            .isEqualTo(pushes.size() - 1);
+                }
+                // the old owner neither pushed the queued record nor went on retrying: each second record went out once
+                await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+                        .until(() -> keys.stream().allMatch(k -> attemptsOf("k-move-" + k + "-2") == 1));
+                System.out.printf("Kafka rebalance: attempts per record %s%n", keys.stream().map(k -> k + ": "
+                        + attemptsOf("k-move-" + k + "-1") + "/" + attemptsOf("k-move-" + k + "-2")).toList());
+            }
+        }
+    }
+
+    private static int partitionOf(String key, int partitions) {
+        return Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % partitions;
     }
 
     @Test
@@ -122,6 +231,11 @@ class KafkaSourceTest {
 
     private static LoggedRequest pushOf(String messageId) {
         return partner.pushes().stream().filter(r -> messageId.equals(r.getHeader("Idempotency-Key"))).findFirst().orElse(null);
+    }
+
+    private static int pushesStartingWith(String prefix) {
+        return (int) partner.pushes().stream().map(r -> r.getHeader("Idempotency-Key"))
+                .filter(k -> k != null && k.startsWith(prefix)).count();
     }
 
     private static int attemptsOf(String messageId) {

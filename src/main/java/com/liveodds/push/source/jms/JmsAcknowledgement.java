@@ -1,0 +1,64 @@
+package com.liveodds.push.source.jms;
+
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.Session;
+
+import org.apache.camel.Exchange;
+import org.apache.camel.component.jms.DefaultJmsMessageListenerContainer;
+import org.apache.camel.component.jms.JmsEndpoint;
+import org.apache.camel.component.jms.JmsMessage;
+import org.apache.camel.component.jms.MessageListenerContainerFactory;
+import org.apache.camel.support.SynchronizationAdapter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jms.listener.AbstractMessageListenerContainer;
+
+/**
+ * Acknowledges one JMS message once its lane has delivered or dead-lettered it. The source consumes in Artemis'
+ * individual acknowledgement mode with listener containers made here, which do not acknowledge after the listener
+ * returns (Spring 6.2 treats any vendor mode as client acknowledgement otherwise), and hands the message to its lane
+ * without waiting; this completion travels with the exchange into the lane (seda hands completions over for InOnly),
+ * so the consumer thread is free for the next message while the acknowledgement still waits for the delivery.
+ * A message whose lane fails (shutdown, unexpected error) stays unacknowledged: the broker delivers it again once the
+ * consumer's session closes.
+ */
+public class JmsAcknowledgement implements MessageListenerContainerFactory {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JmsAcknowledgement.class);
+
+    @Override
+    public AbstractMessageListenerContainer createMessageListenerContainer(JmsEndpoint endpoint) {
+        DefaultJmsMessageListenerContainer container = new DefaultJmsMessageListenerContainer(endpoint);
+        container.setAcknowledgeAfterListener(false);
+        return container;
+    }
+
+    /** Before the message leaves the consumer thread. */
+    public void acknowledgeWhenDone(Exchange exchange) {
+        JmsMessage received = exchange.getIn(JmsMessage.class);
+        Message message = received.getJmsMessage();
+        Session session = received.getJmsSession();
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onComplete(Exchange done) {
+                // lanes finish concurrently, and an Artemis session is not meant for concurrent calls
+                try {
+                    synchronized (session) {
+                        message.acknowledge();
+                    }
+                } catch (JMSException | RuntimeException e) {
+                    LOG.warn("A delivered message could not be acknowledged ({}); the broker will deliver it again and the"
+                            + " partner may see it twice", e.toString());
+                }
+            }
+
+            @Override
+            public void onFailure(Exchange failed) {
+                LOG.warn("A message was neither delivered nor dead-lettered ({}); it stays unacknowledged and the broker"
+                        + " delivers it again when the consumer reconnects or the service restarts",
+                        failed.getException() == null ? "no cause" : failed.getException().getMessage());
+            }
+        });
+    }
+}
