@@ -1,6 +1,7 @@
 package com.liveodds.push.heartbeat;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -133,22 +134,22 @@ public class LiveMatches {
     }
 
     /**
-     * Marks a match live without a push, for an instance taking over matches another instance delivered. A match new
-     * to this instance gets its first heartbeat at once: its last push was the other instance's, at least a group
-     * session timeout ago.
+     * Marks a match live without a push, for an instance taking over matches another instance delivered. It stays
+     * live for the live period from {@code lastHeard}, the time of its newest upstream message, not from the take-over.
      */
-    public void adopt(String matchId) {
+    public void adopt(String matchId, Instant lastHeard) {
+        long heardNanos = System.nanoTime() - Math.max(0, Duration.between(lastHeard, Instant.now()).toNanos());
         MatchState state = matches.computeIfAbsent(matchId, id -> {
             MatchState adopted = new MatchState();
             adopted.lastPushNanos -= intervalNanos;
+            adopted.lastUpstreamNanos = heardNanos;
             return adopted;
         });
         synchronized (state) {
             state.live = true;
-            state.lastUpstreamNanos = System.nanoTime();
+            state.lastUpstreamNanos = Math.max(state.lastUpstreamNanos, heardNanos);
         }
     }
-
     public boolean isLive(String matchId) {
         MatchState state = matches.get(matchId);
         return state != null && state.live;

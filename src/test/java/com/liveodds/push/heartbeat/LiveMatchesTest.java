@@ -62,6 +62,17 @@ class LiveMatchesTest {
     }
 
     @Test
+    void anAdoptedMatchIsDueAtOnceAndStaysLiveFromItsLastUpstreamMessageNotFromTheTakeOver() {
+        matches.adopt("match:7", java.time.Instant.now());
+        assertThat(matches.isLive("match:7")).isTrue();
+        assertThat(matches.claimDueHeartbeats()).contains("match:7");
+
+        matches.adopt("match:8", java.time.Instant.now().minus(Duration.ofMinutes(31)));
+        matches.claimDueHeartbeats();
+        assertThat(matches.isLive("match:8")).as("its live period ended before the take-over").isFalse();
+    }
+
+    @Test
     void matchesUpstreamForgotAreDropped() {
         LiveMatches shortLived = new LiveMatches(Duration.ofMillis(100), Duration.ofMillis(300));
         shortLived.enqueued("match:1");

@@ -2,12 +2,11 @@ package com.liveodds.push.source.kafka;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.Set;
 import java.util.function.Function;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -19,7 +18,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Reads the recent records of one partition up to its committed offset, with a consumer of its own (assigned, not
- * in the group, committing nothing), and returns the matches they belong to. Bounded by time and by record count.
+ * in the group, committing nothing), and returns the matches they belong to with the time of each one's newest record.
+ * Bounded by time and by record count.
  */
 final class KafkaLookBack {
 
@@ -36,14 +36,14 @@ final class KafkaLookBack {
         this.maxRecords = maxRecords;
     }
 
-    Set<String> read(TopicPartition partition, long endOffset, Function<String, Optional<String>> matchOf) {
+    Map<String, Instant> read(TopicPartition partition, long endOffset, Function<String, Optional<String>> matchOf) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, brokers);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, "liveodds-look-back-" + partition);
-        Set<String> matches = new LinkedHashSet<>();
+        Map<String, Instant> matches = new LinkedHashMap<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
             consumer.assign(List.of(partition));
             long earliest = consumer.beginningOffsets(List.of(partition)).get(partition);
@@ -62,7 +62,8 @@ final class KafkaLookBack {
                 }
                 for (ConsumerRecord<String, String> record : consumer.poll(POLL).records(partition)) {
                     if (record.offset() < endOffset && record.value() != null) {
-                        matchOf.apply(record.value()).ifPresent(matches::add);
+                        Instant at = Instant.ofEpochMilli(record.timestamp());
+                        matchOf.apply(record.value()).ifPresent(match -> matches.merge(match, at, (a, b) -> a.isAfter(b) ? a : b));
                     }
                 }
             }

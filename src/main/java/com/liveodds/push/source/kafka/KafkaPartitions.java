@@ -1,6 +1,7 @@
 package com.liveodds.push.source.kafka;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -262,14 +263,14 @@ public class KafkaPartitions implements SubscribeAdapter {
 
     private void adoptLiveMatches(TopicPartition partition, long committedOffset) {
         try {
-            Set<String> adopted = new KafkaLookBack(brokers, lookBack, lookBackRecords)
+            Map<String, Instant> adopted = new KafkaLookBack(brokers, lookBack, lookBackRecords)
                     .read(partition, committedOffset, body -> matchOf(body));
             Ownership owner = owners.get(partition);
             if (owner == null) {
                 return;
             }
-            adopted.forEach(match -> {
-                liveMatches.adopt(match);
+            adopted.forEach((match, lastHeard) -> {
+                liveMatches.adopt(match, lastHeard);
                 remember(partition, owner, match);
             });
             LOG.info("Partition {}: adopted {} live matches from its records before offset {}", partition, adopted.size(),
