@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,6 +25,7 @@ import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import com.liveodds.push.support.EmbeddedKafka;
 import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.RunningService;
+import com.liveodds.push.support.ServiceProcess;
 import com.liveodds.push.support.WireMockPartner;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Utils;
@@ -43,6 +46,16 @@ class KafkaScaleOutTest {
 
     @Test
     void theSurvivorDeliversEverythingInOrderAndKeepsTheHeartbeatsGoing() throws Exception {
+        survivorTakesOver(false);
+    }
+
+    /** The other instance runs in a process of its own and is killed with SIGKILL: no goodbye to the group. */
+    @Test
+    void afterACrashTheSurvivorTakesOverWithinTheSessionTimeoutPlusFiveSeconds() throws Exception {
+        survivorTakesOver(true);
+    }
+
+    private void survivorTakesOver(boolean crash) throws Exception {
         ScheduledExecutorService alive = Executors.newSingleThreadScheduledExecutor();
         try (EmbeddedKafka kafka = new EmbeddedKafka().start();
              WireMockPartner partner = new WireMockPartner().acceptingEverything()) {
@@ -58,14 +71,19 @@ class KafkaScaleOutTest {
                 }
             }, 0, 1, TimeUnit.SECONDS);
 
-            RunningService a = instance(kafka, partner);
             RunningService b = instance(kafka, partner);
+            KafkaPartitions ofB = b.bean("subscribeAdapter", KafkaPartitions.class);
+            await().atMost(Duration.ofSeconds(30)).until(() -> ofB.owned().size() == PARTITIONS);
+            AutoCloseable a = crash ? ServiceProcess.start(processSettings(kafka, partner), Files.createTempFile("instance-a", ".log"))
+                    : instance(kafka, partner);
             try {
-                KafkaPartitions ofA = a.bean("subscribeAdapter", KafkaPartitions.class);
-                KafkaPartitions ofB = b.bean("subscribeAdapter", KafkaPartitions.class);
-                await().atMost(Duration.ofSeconds(30)).until(() -> !ofA.owned().isEmpty() && !ofB.owned().isEmpty()
-                        && ofA.owned().size() + ofB.owned().size() == PARTITIONS);
-                Set<TopicPartition> ownedByA = ofA.owned();
+                // A holds what B gave up when A joined
+                await().atMost(Duration.ofSeconds(60)).until(() -> ofB.owned().size() == PARTITIONS / 2);
+                Set<TopicPartition> ownedByA = new java.util.HashSet<>();
+                for (int p = 0; p < PARTITIONS; p++) {
+                    ownedByA.add(new TopicPartition(TOPIC, p));
+                }
+                ownedByA.removeAll(ofB.owned());
 
                 // idle fights: a few messages each, then silence; half of them on the partitions of the instance that stops
                 List<String> idleOnA = fightsOn(ownedByA, true, 3);
@@ -83,7 +101,11 @@ class KafkaScaleOutTest {
                 await().atMost(Duration.ofSeconds(30)).until(() -> streamed(partner).size() >= STREAMING_FIGHTS * ROUNDS / 6);
                 Instant stopped = Instant.now();
                 int streamedBeforeStop = streamed(partner).size();
-                a.close();
+                if (a instanceof ServiceProcess process) {
+                    process.kill();
+                } else {
+                    a.close();
+                }
                 sendRounds(kafka, ROUNDS / 2, ROUNDS);
 
                 await().atMost(Duration.ofSeconds(60)).until(() -> streamed(partner).stream()
@@ -125,17 +147,43 @@ class KafkaScaleOutTest {
                         worstGapMillis = Math.max(worstGapMillis, Duration.between(beats.get(i - 1), beats.get(i)).toMillis());
                     }
                 }
-                System.out.printf("SCALE-OUT: messages=%d pushes=%d repeats=%d orderViolations=%d movedIdleMatches=%d"
-                                + " takeoverMs=%d worstHeartbeatGapMs=%d streamedBeforeStop=%d%n", STREAMING_FIGHTS * ROUNDS, streamed(partner).size(),
+                System.out.printf("SCALE-OUT (%s): messages=%d pushes=%d repeats=%d orderViolations=%d movedIdleMatches=%d"
+                                + " takeoverMs=%d worstHeartbeatGapMs=%d streamedBeforeStop=%d%n", crash ? "SIGKILL" : "clean stop", STREAMING_FIGHTS * ROUNDS, streamed(partner).size(),
                         repeats, violations, idleOnA.size(), takeoverMillis, worstGapMillis, streamedBeforeStop);
                 assertThat(violations).isZero();
-                assertThat(worstGapMillis).isLessThanOrEqualTo(SESSION_TIMEOUT.plusSeconds(5).toMillis());
+                if (crash) {
+                    // nobody told the group: the partitions move once the session times out
+                    assertThat(takeoverMillis).isLessThanOrEqualTo(SESSION_TIMEOUT.plusSeconds(5).toMillis());
+                } else {
+                    assertThat(worstGapMillis).isLessThanOrEqualTo(SESSION_TIMEOUT.plusSeconds(5).toMillis());
+                }
             } finally {
                 alive.shutdownNow();
                 a.close();
                 b.close();
             }
         }
+    }
+
+    private static Map<String, String> processSettings(EmbeddedKafka kafka, WireMockPartner partner) throws Exception {
+        Path work = Files.createTempDirectory("instance-a");
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("liveodds.partner.id", "42");
+        settings.put("liveodds.partner.base-url", partner.baseUrl());
+        settings.put("liveodds.partner.auth-url", partner.authUrl());
+        settings.put("liveodds.partner.client-id", "push-client");
+        settings.put("liveodds.partner.client-secret", "s3cr3t-value");
+        settings.put("liveodds.source", "kafka");
+        settings.put("liveodds.source.kafka.brokers", kafka.bootstrap());
+        settings.put("liveodds.source.kafka.topic", TOPIC);
+        settings.put("liveodds.source.kafka.group", "g-scale");
+        settings.put("liveodds.source.kafka.start", "earliest");
+        settings.put("liveodds.source.kafka.session-timeout", SESSION_TIMEOUT.toSeconds() + "s");
+        settings.put("liveodds.dead-letter.dir", work.resolve("dead-letter").toString());
+        settings.put("camel.server.host", "127.0.0.1");
+        settings.put("camel.server.port", Integer.toString(RunningService.freePort()));
+        settings.put("camel.management.port", Integer.toString(RunningService.freePort()));
+        return settings;
     }
 
     private static RunningService instance(EmbeddedKafka kafka, WireMockPartner partner) {
