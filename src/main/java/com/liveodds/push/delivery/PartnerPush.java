@@ -73,6 +73,10 @@ public class PartnerPush {
         // counted before the token is asked for: a token endpoint that is down costs attempts like a partner that is
         state.attemptStarted();
         String token = tokens.token();
+        // fetching a token can take a while: a push its source withdrew meanwhile must not go out late
+        if (!state.isWanted()) {
+            throw new DeliveryInterruptedException(push, "withdrawn by its source");
+        }
         state.useToken(token);
         message.setHeader("Authorization", "Bearer " + token);
         message.setHeader(Exchange.CONTENT_TYPE, "application/json");

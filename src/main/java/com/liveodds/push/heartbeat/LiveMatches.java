@@ -83,7 +83,11 @@ public class LiveMatches {
 
     /** The push is done with: delivered, dead-lettered, or given back to its source (delivered null or false). */
     public void finished(String matchId, Boolean delivered) {
-        MatchState state = matches.computeIfAbsent(matchId, id -> new MatchState());
+        // a match forgotten meanwhile (its Kafka partition moved away) is not brought back to life here
+        MatchState state = matches.get(matchId);
+        if (state == null) {
+            return;
+        }
         synchronized (state) {
             state.pending = Math.max(0, state.pending - 1);
             state.live |= Boolean.TRUE.equals(delivered);

@@ -4,6 +4,10 @@ import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.Session;
 
+import java.util.function.BooleanSupplier;
+
+import com.liveodds.push.delivery.PartnerPush;
+import org.apache.activemq.artemis.jms.client.ActiveMQSession;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.jms.DefaultJmsMessageListenerContainer;
 import org.apache.camel.component.jms.JmsEndpoint;
@@ -29,7 +33,17 @@ public class JmsAcknowledgement implements MessageListenerContainerFactory {
 
     @Override
     public AbstractMessageListenerContainer createMessageListenerContainer(JmsEndpoint endpoint) {
-        DefaultJmsMessageListenerContainer container = new DefaultJmsMessageListenerContainer(endpoint);
+        DefaultJmsMessageListenerContainer container = new DefaultJmsMessageListenerContainer(endpoint) {
+            /**
+             * Spring would recover the session when a message fails before reaching its lane; that hands back every
+             * unacknowledged message of the session, those still in lanes included, which the broker then delivers
+             * again out of order and counts towards its redelivery limit. The failed message just stays unacknowledged.
+             */
+            @Override
+            protected void rollbackOnExceptionIfNecessary(Session session, Throwable ex) {
+                LOG.warn("A JMS message failed before reaching its lane ({}); it stays unacknowledged", ex.getMessage());
+            }
+        };
         container.setAcknowledgeAfterListener(false);
         return container;
     }
@@ -39,6 +53,9 @@ public class JmsAcknowledgement implements MessageListenerContainerFactory {
         JmsMessage received = exchange.getIn(JmsMessage.class);
         Message message = received.getJmsMessage();
         Session session = received.getJmsSession();
+        // once the session is gone (broker reconnect) the broker delivers the message again: this copy must not be
+        // pushed after the later messages of its match, so its lane withdraws it
+        exchange.setProperty(PartnerPush.WANTED, (BooleanSupplier) () -> isOpen(session));
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
             @Override
             public void onComplete(Exchange done) {
@@ -55,10 +72,17 @@ public class JmsAcknowledgement implements MessageListenerContainerFactory {
 
             @Override
             public void onFailure(Exchange failed) {
+                if (!isOpen(session)) {
+                    return;
+                }
                 LOG.warn("A message was neither delivered nor dead-lettered ({}); it stays unacknowledged and the broker"
                         + " delivers it again when the consumer reconnects or the service restarts",
                         failed.getException() == null ? "no cause" : failed.getException().getMessage());
             }
         });
+    }
+
+    private static boolean isOpen(Session session) {
+        return !(session instanceof ActiveMQSession artemis) || !artemis.getCoreSession().isClosed();
     }
 }

@@ -60,7 +60,6 @@ public class KafkaPartitions implements SubscribeAdapter {
     private final EnvelopeValidator validator;
     private final MatchIdResolver resolver;
     private final Map<TopicPartition, Ownership> owners = new ConcurrentHashMap<>();
-    private final Map<TopicPartition, Set<String>> matchesOf = new ConcurrentHashMap<>();
     private final Set<Consumer<?, ?>> consumers = ConcurrentHashMap.newKeySet();
     private final ExecutorService lookBacks = Executors.newSingleThreadExecutor(r -> new Thread(r, "kafka-look-back"));
     private volatile String brokers;
@@ -118,12 +117,14 @@ public class KafkaPartitions implements SubscribeAdapter {
         }
         commitFinished(owner.consumer);
         String body = exchange.getMessage().getBody(String.class);
+        // known to the ownership before the lane has it, so a revocation forgets the match's heartbeats here even
+        // when its first message is still on the way
+        matchOf(body).ifPresent(owner.matches::add);
         owner.progress.handedOn(offset);
         exchange.setProperty(PartnerPush.WANTED, (BooleanSupplier) owner::isOwned);
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
             @Override
             public void onComplete(Exchange done) {
-                matchOf(body).ifPresent(match -> remember(partition, owner, match));
                 owner.progress.finished(offset);
             }
 
@@ -180,12 +181,6 @@ public class KafkaPartitions implements SubscribeAdapter {
         }
     }
 
-    private void remember(TopicPartition partition, Ownership owner, String match) {
-        if (owner.isOwned() && owners.get(partition) == owner) {
-            matchesOf.computeIfAbsent(partition, p -> ConcurrentHashMap.newKeySet()).add(match);
-        }
-    }
-
     public Set<TopicPartition> owned() {
         return Set.copyOf(owners.keySet());
     }
@@ -198,16 +193,24 @@ public class KafkaPartitions implements SubscribeAdapter {
         lookBacks.shutdownNow();
     }
 
-    /** On the poll thread: withdraw what is queued, let what is in flight finish for a while, commit, hand over. */
-    private void revoke(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
+    /**
+     * Ends this consumer's ownership of the partitions (another consumer of this instance may already hold a newer
+     * one: that one is left alone); the lanes then withdraw their queued records.
+     */
+    private Map<TopicPartition, Ownership> end(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
         Map<TopicPartition, Ownership> ending = new LinkedHashMap<>();
         for (TopicPartition partition : partitions) {
-            Ownership owner = owners.remove(partition);
-            if (owner != null) {
+            Ownership owner = owners.get(partition);
+            if (owner != null && owner.consumer == consumer && owners.remove(partition, owner)) {
                 owner.owned = false;
                 ending.put(partition, owner);
             }
         }
+        return ending;
+    }
+
+    /** On the poll thread: let what is in flight finish for a while, then commit what is finished. */
+    private void settle(Consumer<?, ?> consumer, Map<TopicPartition, Ownership> ending) {
         long until = System.currentTimeMillis() + revokeWait.toMillis();
         ending.forEach((partition, owner) -> {
             try {
@@ -232,18 +235,12 @@ public class KafkaPartitions implements SubscribeAdapter {
         });
     }
 
-    private void release(Collection<TopicPartition> partitions, String why) {
-        for (TopicPartition partition : partitions) {
-            Ownership owner = owners.remove(partition);
-            if (owner != null) {
-                owner.owned = false;
-            }
-            Set<String> matches = matchesOf.remove(partition);
-            if (matches != null) {
-                matches.forEach(liveMatches::forget);
-            }
-            LOG.info("Partition {} {}: {} live matches handed over", partition, why, matches == null ? 0 : matches.size());
-        }
+    /** The partitions' matches get no more heartbeats from here: their new owner sends them. */
+    private void forget(Map<TopicPartition, Ownership> ended, String why) {
+        ended.forEach((partition, owner) -> {
+            owner.matches.forEach(liveMatches::forget);
+            LOG.info("Partition {} {}: {} live matches handed over", partition, why, owner.matches.size());
+        });
     }
 
     private void takeOver(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
@@ -271,7 +268,7 @@ public class KafkaPartitions implements SubscribeAdapter {
             }
             adopted.forEach((match, lastHeard) -> {
                 liveMatches.adopt(match, lastHeard);
-                remember(partition, owner, match);
+                owner.matches.add(match);
             });
             LOG.info("Partition {}: adopted {} live matches from its records before offset {}", partition, adopted.size(),
                     committedOffset);
@@ -285,6 +282,7 @@ public class KafkaPartitions implements SubscribeAdapter {
     private static final class Ownership {
         private final Consumer<?, ?> consumer;
         private final PartitionProgress progress = new PartitionProgress();
+        private final Set<String> matches = ConcurrentHashMap.newKeySet();
         private volatile boolean owned = true;
 
         Ownership(Consumer<?, ?> consumer) {
@@ -309,15 +307,16 @@ public class KafkaPartitions implements SubscribeAdapter {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
             camel.onPartitionsRevoked(partitions);
-            revoke(consumer, partitions);
-            release(partitions, "revoked");
+            Map<TopicPartition, Ownership> ended = end(consumer, partitions);
+            settle(consumer, ended);
+            forget(ended, "revoked");
         }
 
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             camel.onPartitionsLost(partitions);
             // another member may own them already: nothing may be committed for them any more
-            release(partitions, "lost");
+            forget(end(consumer, partitions), "lost");
         }
 
         @Override
