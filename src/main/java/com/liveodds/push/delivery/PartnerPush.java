@@ -75,6 +75,7 @@ public class PartnerPush {
         String token = tokens.token();
         // fetching a token can take a while: a push its source withdrew meanwhile must not go out late
         if (!state.isWanted()) {
+            state.withdraw();
             throw new DeliveryInterruptedException(push, "withdrawn by its source");
         }
         state.useToken(token);
@@ -88,6 +89,11 @@ public class PartnerPush {
     /** Reads the outcome of the attempt just made and sets what comes next: done, wait and retry, or dead letter. */
     public void afterAttempt(Exchange exchange) {
         DeliveryState state = exchange.getProperty(STATE, DeliveryState.class);
+        if (state.isWithdrawn()) {
+            // withdrawn before it went out: there is no answer to judge and nothing to retry
+            exchange.removeProperty(Exchange.EXCEPTION_CAUGHT);
+            return;
+        }
         Instant now = clock.instant();
         int status = outcome(exchange, state);
         String retryAfter = status > 0 ? exchange.getMessage().getHeader("Retry-After", String.class) : null;

@@ -14,7 +14,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 /** Checks one upstream message against the envelope of the contract (section 3) and parses it. */
 public class EnvelopeValidator {
 
-    public static final Set<String> PUSHED_TYPES = Set.of("odds", "market_settlement", "rollback_settlement");
+    private static final Set<String> PUSHED_TYPES = Set.of("odds", "market_settlement", "rollback_settlement");
     private static final Set<String> ODDS_TYPES = Set.of("delta", "snapshot", "deactivation");
 
     private final ObjectMapper mapper = UpstreamJson.mapper();

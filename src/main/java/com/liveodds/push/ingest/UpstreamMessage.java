@@ -11,8 +11,4 @@ public record UpstreamMessage(String messageId, String messageType, ObjectNode j
     public boolean isAlive() {
         return "alive".equals(messageType);
     }
-
-    public String fightId() {
-        return fightMetadata == null ? null : fightMetadata.path("fight_id").asText(null);
-    }
 }

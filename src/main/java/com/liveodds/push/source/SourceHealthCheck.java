@@ -34,11 +34,20 @@ public class SourceHealthCheck extends AbstractHealthCheck {
         builder.detail("source", source);
         Optional<SourceMonitor> monitor = getCamelContext().getRegistry().findByType(SourceMonitor.class).stream()
                 .filter(m -> source.equals(m.source())).findFirst();
-        Optional<String> problem = monitor.flatMap(m -> m.problem(getCamelContext()));
+        Optional<String> problem = monitor.flatMap(this::problem);
         if (problem.isEmpty()) {
             builder.up();
         } else {
             builder.message(source + " source cannot receive: " + problem.get()).down();
         }
+    }
+
+    /** A source whose route is not running cannot receive, whatever its broker says. */
+    private Optional<String> problem(SourceMonitor monitor) {
+        String routeId = monitor.routeId();
+        if (getCamelContext().getRoute(routeId) == null || !getCamelContext().getRouteController().getRouteStatus(routeId).isStarted()) {
+            return Optional.of("route " + routeId + " is not started");
+        }
+        return monitor.problem(getCamelContext());
     }
 }

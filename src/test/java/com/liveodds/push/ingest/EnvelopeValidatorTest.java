@@ -18,7 +18,7 @@ class EnvelopeValidatorTest {
         assertThat(validator.validate("{\"message_id\":\"a\",\"message_type\":\"odds\",\"odds_type\":\"snapshot\","
                 + "\"timestamp\":\"2026-11-21T20:15:03.123Z\"," + META + "}").messageType()).isEqualTo("odds");
         assertThat(validator.validate("{\"message_id\":\"b\",\"message_type\":\"market_settlement\","
-                + "\"timestamp\":\"2026-11-21T20:15:03Z\"," + META + "}").fightId()).isEqualTo("7");
+                + "\"timestamp\":\"2026-11-21T20:15:03Z\"," + META + "}").fightMetadata().path("fight_id").asText()).isEqualTo("7");
         assertThat(validator.validate("{\"message_id\":\"c\",\"message_type\":\"alive\",\"timestamp\":\"2026-11-21T20:15:03.123Z\"}")
                 .isAlive()).isTrue();
         assertThat(validator.validate("{\"message_id\":\"d\",\"message_type\":\"alive\",\"timestamp\":\"2026-11-21T20:15:03+00:00\"}")

@@ -16,12 +16,6 @@ import org.springframework.jms.listener.DefaultMessageListenerContainer;
  */
 public class JmsSourceMonitor implements SourceMonitor {
 
-    private volatile String routeId = "source-jms";
-
-    public void setRouteId(String routeId) {
-        this.routeId = routeId;
-    }
-
     @Override
     public String source() {
         return "jms";
@@ -29,13 +23,9 @@ public class JmsSourceMonitor implements SourceMonitor {
 
     @Override
     public Optional<String> problem(CamelContext context) {
-        Optional<String> notStarted = SourceMonitor.routeNotStarted(context, routeId);
-        if (notStarted.isPresent()) {
-            return notStarted;
-        }
-        Consumer consumer = context.getRoute(routeId).getConsumer();
+        Consumer consumer = context.getRoute(routeId()).getConsumer();
         if (!(consumer instanceof JmsConsumer jms)) {
-            return Optional.of("route " + routeId + " has no JMS consumer");
+            return Optional.of("route " + routeId() + " has no JMS consumer");
         }
         AbstractMessageListenerContainer container;
         try {

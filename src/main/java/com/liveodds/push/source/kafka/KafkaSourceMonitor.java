@@ -14,14 +14,9 @@ import org.apache.kafka.clients.consumer.Consumer;
 public class KafkaSourceMonitor implements SourceMonitor {
 
     private final KafkaPartitions partitions;
-    private volatile String routeId = "source-kafka";
 
     public KafkaSourceMonitor(KafkaPartitions partitions) {
         this.partitions = partitions;
-    }
-
-    public void setRouteId(String routeId) {
-        this.routeId = routeId;
     }
 
     @Override
@@ -31,10 +26,6 @@ public class KafkaSourceMonitor implements SourceMonitor {
 
     @Override
     public Optional<String> problem(CamelContext context) {
-        Optional<String> notStarted = SourceMonitor.routeNotStarted(context, routeId);
-        if (notStarted.isPresent()) {
-            return notStarted;
-        }
         if (partitions.consumers().isEmpty()) {
             return Optional.of("not yet subscribed");
         }
