@@ -1,0 +1,7 @@
+package com.liveodds.push.status;
+
+/** The partner connection's state, for the status endpoint; implemented by the partner connection. */
+public interface PartnerState {
+
+    PartnerStatus partner();
+}
