@@ -5,7 +5,6 @@ import java.util.List;
 
 import com.liveodds.push.deadletter.DeadLetterStore.DeadLetter;
 import com.liveodds.push.delivery.DeliveryState;
-import com.liveodds.push.delivery.PartnerPush;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
 import org.apache.camel.Exchange;
@@ -59,7 +58,7 @@ public class DeadLetterReplay implements CamelContextAware {
                 LOG.warn("Replay of dead letter {} did not complete: {}", letter.file().getFileName(), result.getException().getMessage());
                 continue;
             }
-            DeliveryState state = result.getProperty(PartnerPush.STATE, DeliveryState.class);
+            DeliveryState state = result.getVariable(DeliveryState.VARIABLE, DeliveryState.class);
             if (state != null && state.isDelivered()) {
                 delivered++;
             } else {

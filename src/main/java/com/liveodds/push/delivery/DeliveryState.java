@@ -1,25 +1,35 @@
 package com.liveodds.push.delivery;
 
 import java.time.Instant;
-import java.util.function.BooleanSupplier;
 
-/** The progress of one push through its attempts; lives in the exchange property {@code delivery}. */
+import com.liveodds.push.partner.PartnerAnswer;
+import org.apache.camel.Exchange;
+
+/**
+ * The progress of one push through its attempts; lives in the exchange variable {@value #VARIABLE} while the push
+ * route runs, and tells the route what comes next ({@value #AGAIN}, {@value #OUTCOME}).
+ */
 public class DeliveryState {
+
+    public static final String VARIABLE = "delivery";
+    /** Boolean variable: another attempt is due (the loop condition of the push route). */
+    public static final String AGAIN = "again";
+    /** String variable: {@code delivered}, {@code dead_lettered}, {@code handed_back} or {@code failed} once the push has ended. */
+    public static final String OUTCOME = "outcome";
+
+    /** FAILED: a heartbeat that got no 2xx (never retried). */
+    public enum Outcome { DELIVERED, DEAD_LETTERED, HANDED_BACK, FAILED }
 
     private final Push push;
     private final Instant firstAttemptAt;
     private int attempts;
-    private boolean again = true;
-    private boolean delivered;
     private boolean renewedFor401;
-    private boolean interrupted;
-    private boolean withdrawn;
-    private BooleanSupplier wanted = () -> true;
+    private Outcome outcome;
     private long delayMillis;
     private int lastStatus;
     private String lastResponseBody;
     private String lastError;
-    private String deadLetterReason;
+    private String reason;
     /** The token sent with the current attempt, so a 401 invalidates exactly that one. Never logged. */
     private transient String tokenInUse;
 
@@ -28,51 +38,47 @@ public class DeliveryState {
         this.firstAttemptAt = firstAttemptAt;
     }
 
+    /** The state of the push the exchange carries, begun at its first attempt. */
+    static DeliveryState of(Exchange exchange, Instant now) {
+        DeliveryState state = exchange.getVariable(VARIABLE, DeliveryState.class);
+        if (state == null) {
+            state = new DeliveryState(exchange.getMessage().getBody(Push.class), now);
+            exchange.setVariable(VARIABLE, state);
+        }
+        return state;
+    }
+
     public Push getPush() {
         return push;
     }
 
-    /** Loop condition of the delivery route: another attempt is due. */
     public boolean isAgain() {
-        return again;
+        return outcome == null;
     }
 
     public boolean isDelivered() {
-        return delivered;
+        return outcome == Outcome.DELIVERED;
     }
 
     public boolean isDeadLettered() {
-        return !again && !delivered && !interrupted;
+        return outcome == Outcome.DEAD_LETTERED;
     }
 
-    /** Neither delivered nor dead-lettered: the service stopped while the push waited for its next attempt. */
-    public boolean isInterrupted() {
-        return interrupted;
+    public boolean isHandedBack() {
+        return outcome == Outcome.HANDED_BACK;
     }
 
-    void interrupt() {
-        interrupted = true;
-        again = false;
+    public Outcome getOutcome() {
+        return outcome;
     }
 
-    /** Whether the source still wants this push made (a Kafka partition that moved away no longer does). */
-    public boolean isWanted() {
-        return wanted.getAsBoolean();
+    /** Why it was dead-lettered or handed back. */
+    public String getReason() {
+        return reason;
     }
 
-    void wantedWhile(BooleanSupplier wanted) {
-        this.wanted = wanted;
-    }
-
-    /** Ends the push unacknowledged because its source no longer wants it; its match goes on with later messages. */
-    void withdraw() {
-        interrupt();
-        withdrawn = true;
-    }
-
-    /** Interrupted because the source withdrew it, not because the service stops. */
-    public boolean isWithdrawn() {
-        return withdrawn;
+    public String getDeadLetterReason() {
+        return isDeadLettered() ? reason : null;
     }
 
     public long getDelayMillis() {
@@ -95,10 +101,6 @@ public class DeliveryState {
         return lastError;
     }
 
-    public String getDeadLetterReason() {
-        return deadLetterReason;
-    }
-
     public Instant getFirstAttemptAt() {
         return firstAttemptAt;
     }
@@ -114,40 +116,35 @@ public class DeliveryState {
     void attemptStarted() {
         attempts++;
         tokenInUse = null;
-        lastStatus = 0;
-        lastResponseBody = null;
-        lastError = null;
+        delayMillis = 0;
     }
 
     void useToken(String token) {
         tokenInUse = token;
     }
 
-    void answered(int status, String responseBody) {
-        lastStatus = status;
-        lastResponseBody = responseBody;
+    void answered(PartnerAnswer answer) {
+        lastStatus = answer.status();
+        lastResponseBody = answer.body();
+        lastError = answer.error();
     }
 
-    void failed(String error) {
-        lastError = error;
+    void end(Outcome outcome, String reason) {
+        this.outcome = outcome;
+        this.reason = reason;
+        this.delayMillis = 0;
     }
 
-    void apply(RetryPolicy.Decision decision, int status) {
-        delayMillis = decision.delay().toMillis();
-        switch (decision.action()) {
-            case DELIVERED -> {
-                delivered = true;
-                again = false;
-            }
-            case RETRY -> {
-                if (status == 401) {
-                    renewedFor401 = true;
-                }
-            }
-            case DEAD_LETTER -> {
-                again = false;
-                deadLetterReason = decision.reason();
-            }
+    void retryIn(long delayMillis, boolean after401) {
+        this.delayMillis = delayMillis;
+        this.renewedFor401 |= after401;
+    }
+
+    /** Writes what the push route reads next. */
+    void publish(Exchange exchange) {
+        exchange.setVariable(AGAIN, isAgain());
+        if (outcome != null) {
+            exchange.setVariable(OUTCOME, outcome.name().toLowerCase(java.util.Locale.ROOT));
         }
     }
 }

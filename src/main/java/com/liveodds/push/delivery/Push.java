@@ -1,5 +1,6 @@
 package com.liveodds.push.delivery;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 
 /**
@@ -7,16 +8,22 @@ import java.time.Instant;
  * and the upstream text it came from (kept for dead letters). Heartbeats have no upstream text.
  */
 public record Push(String messageId, String matchId, String messageType, String json, String upstreamBody,
-                   Instant receivedAt, long sequence) {
+                   Instant receivedAt) {
 
-    /** The delivery lane of the match: the same lane for every message of a match keeps them in order. */
-    public int lane(int lanes) {
-        return Math.floorMod(matchId.hashCode(), lanes);
+    public static final String HEARTBEAT = "heartbeat";
+
+    public boolean isHeartbeat() {
+        return HEARTBEAT.equals(messageType);
     }
 
     /** The partner path below {@code base_url}. */
     public String path(String partnerId) {
         return "v1/liveodds/" + partnerId + "/" + matchId + "/" + messageType;
+    }
+
+    /** What goes on the wire: UTF-8 whatever charset the exchange picked up on its way in. */
+    public byte[] bytes() {
+        return json.getBytes(StandardCharsets.UTF_8);
     }
 
     @Override

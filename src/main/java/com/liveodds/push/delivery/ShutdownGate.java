@@ -1,62 +1,72 @@
 package com.liveodds.push.delivery;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
+import org.apache.camel.spi.CamelEvent;
+import org.apache.camel.support.EventNotifierSupport;
+import org.apache.camel.support.service.ServiceHelper;
 
 /**
- * Where a lane meets shutdown. Once the service is stopping, no push starts and no retry waits any longer: the
- * message goes back to its source unacknowledged. Starting the next push of a match whose earlier push was just
- * handed back would deliver them out of order after the restart.
+ * Where delivery meets shutdown. Once the service is stopping, no push starts and no retry waits any longer: the
+ * message goes back to its source unacknowledged, and so do the later messages of its match, so they cannot
+ * overtake it after the restart.
  */
 public class ShutdownGate implements CamelContextAware {
 
-    /** How often a waiting retry looks whether the service is stopping. */
-    private static final long CHECK_MILLIS = 100;
-
+    private final AtomicBoolean stopping = new AtomicBoolean();
+    private final List<Runnable> onStop = new CopyOnWriteArrayList<>();
     private CamelContext camelContext;
-    /**
-     * Set by SIGTERM (a JVM shutdown hook runs beside camel-main's own), because camel-main drains in-flight
-     * exchanges before the CamelContext reports that it is stopping.
-     */
-    private volatile boolean jvmStopping;
 
     public ShutdownGate() {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> jvmStopping = true, "shutdown-gate"));
+        // SIGTERM: camel-main drains in-flight exchanges before the CamelContext reports that it is stopping
+        Runtime.getRuntime().addShutdownHook(new Thread(this::close, "liveodds-shutdown-gate"));
     }
 
-    /** Before the first attempt of a push. */
-    public void admit(Push push) {
-        if (stopping()) {
-            throw new DeliveryInterruptedException(push, "the service is stopping");
+    public boolean isStopping() {
+        return stopping.get();
+    }
+
+    /** Runs {@code action} once, when the service starts stopping (at once if it already is). */
+    public void onStop(Runnable action) {
+        onStop.add(action);
+        if (stopping.get()) {
+            action.run();
         }
     }
 
-    /**
-     * Waits the delay the last attempt asked for; marks the push interrupted if the service is stopping, withdrawn if
-     * its source no longer wants it (a Kafka partition that moved away).
-     */
-    public void pause(DeliveryState state) throws InterruptedException {
-        long until = System.currentTimeMillis() + state.getDelayMillis();
-        long left;
-        while (!stopping() && state.isWanted() && (left = until - System.currentTimeMillis()) > 0) {
-            Thread.sleep(Math.min(left, CHECK_MILLIS));
+    /** Closes the gate: from the JVM's shutdown hook, the CamelContext stopping, or a test. */
+    public void close() {
+        if (stopping.compareAndSet(false, true)) {
+            onStop.forEach(Runnable::run);
         }
-        if (state.isAgain()) {
-            if (stopping()) {
-                state.interrupt();
-            } else if (!state.isWanted()) {
-                state.withdraw();
-            }
-        }
-    }
-
-    private boolean stopping() {
-        return jvmStopping || camelContext != null && (camelContext.isStopping() || camelContext.isStopped());
     }
 
     @Override
     public void setCamelContext(CamelContext camelContext) {
         this.camelContext = camelContext;
+        EventNotifierSupport notifier = new EventNotifierSupport() {
+            @Override
+            public void notify(CamelEvent event) {
+                ShutdownGate.this.close();
+            }
+
+            @Override
+            public boolean isEnabled(CamelEvent event) {
+                return event.getType() == CamelEvent.Type.CamelContextStopping;
+            }
+        };
+        try {
+            camelContext.getManagementStrategy().addEventNotifier(notifier);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot watch the CamelContext for its stop", e);
+        }
+        if (camelContext.isStarted()) {
+            ServiceHelper.startService(notifier);
+        }
     }
 
     @Override

@@ -1,26 +1,34 @@
 package com.liveodds.push.delivery;
 
+import org.apache.camel.Exchange;
+import org.apache.camel.support.SynchronizationAdapter;
+
 /**
- * The contract between a source and delivery for one message. A source hands a message over (accept) with one of
- * these; delivery then asks {@link #isWithdrawn()} before every attempt and ends with exactly one of
- * {@link #acknowledge()} or {@link #handBack(String)}. Delivery never reads a source's internals, and a source never
- * reads delivery's.
+ * The contract between a source and delivery for one message: the source hands the message over (accept: its route
+ * sends the exchange to delivery), delivery asks {@link #isWithdrawn()} before every attempt and while a retry
+ * waits, and the message ends with exactly one of {@link #acknowledge()} (delivered, dead-lettered, rejected, or an
+ * {@code alive}) or {@link #handBack(String)} (neither: the source delivers it again later). Delivery never reads a
+ * source's internals and a source never reads delivery's: the end of the exchange (completed or failed) is what
+ * calls one or the other, wherever the exchange ends.
  */
 public interface SourceHandover {
+
+    /** Exchange variable that carries the handover of the message. */
+    String VARIABLE = "sourceHandover";
 
     /** The source wants the message back untried (its Kafka partition moved away, its JMS session closed). */
     default boolean isWithdrawn() {
         return false;
     }
 
-    /** The message is delivered or durably dead-lettered: the source may forget it (commit, acknowledge, move). */
+    /** The message is done with: the source may forget it (commit, acknowledge). */
     void acknowledge();
 
-    /** Neither delivered nor dead-lettered (shutdown, withdrawn): the source keeps it and delivers it again later. */
+    /** Neither delivered nor dead-lettered (shutdown, withdrawn, a failure): the source keeps it for later. */
     void handBack(String why);
 
-    /** For sources whose acknowledgement is the completion of their Camel exchange (file, HTTP, replay). */
-    SourceHandover NOTHING_TO_DO = new SourceHandover() {
+    /** For sources whose acknowledgement is the end of their Camel exchange itself (file, HTTP, replay). */
+    SourceHandover NONE = new SourceHandover() {
         @Override
         public void acknowledge() {
         }
@@ -29,4 +37,27 @@ public interface SourceHandover {
         public void handBack(String why) {
         }
     };
+
+    /** The handover of the message in the exchange ({@link #NONE} when its source needs none). */
+    static SourceHandover of(Exchange exchange) {
+        SourceHandover handover = exchange.getVariable(VARIABLE, SourceHandover.class);
+        return handover != null ? handover : NONE;
+    }
+
+    /** Called by a source before the exchange leaves it: the end of the exchange acknowledges or hands back. */
+    static void attach(Exchange exchange, SourceHandover handover) {
+        exchange.setVariable(VARIABLE, handover);
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onComplete(Exchange done) {
+                handover.acknowledge();
+            }
+
+            @Override
+            public void onFailure(Exchange failed) {
+                Exception cause = failed.getException();
+                handover.handBack(cause == null ? "failed" : cause.getMessage());
+            }
+        });
+    }
 }

@@ -7,8 +7,12 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
 
 import com.liveodds.push.settings.Durations;
+import com.liveodds.push.status.MatchStatus;
+import com.liveodds.push.status.MatchStatuses;
 
 /**
  * The matches this instance pushes to, and for each: messages not yet finished, when the last push went out, when
@@ -16,12 +20,12 @@ import com.liveodds.push.settings.Durations;
  * upstream message for it. A heartbeat starts only when the match has nothing waiting or in retry, and a push
  * waits for a heartbeat already on the wire, so the two never cross.
  */
-public class LiveMatches {
+public class LiveMatches implements MatchStatuses {
 
     private volatile long intervalNanos = Duration.ofSeconds(5).toNanos();
     private volatile long liveForNanos = Duration.ofMinutes(30).toNanos();
-    private volatile long heartbeatWaitNanos = Duration.ofSeconds(11).toNanos();
     private final Map<String, MatchState> matches = new ConcurrentHashMap<>();
+    private final AtomicInteger backlog = new AtomicInteger();
 
     public LiveMatches() {
     }
@@ -39,11 +43,6 @@ public class LiveMatches {
         this.liveForNanos = Durations.parse(liveFor).toNanos();
     }
 
-    /** The time-out of one heartbeat attempt: a push never waits longer than that (plus a second) for one. */
-    public void setHeartbeatTimeout(String timeout) {
-        this.heartbeatWaitNanos = Durations.parse(timeout).plusSeconds(1).toNanos();
-    }
-
     /** An upstream message for the match is on its way to a delivery lane. */
     public void enqueued(String matchId) {
         MatchState state = matches.computeIfAbsent(matchId, id -> new MatchState());
@@ -51,24 +50,7 @@ public class LiveMatches {
             state.pending++;
             state.lastUpstreamNanos = System.nanoTime();
         }
-    }
-
-    /**
-     * Before the first attempt of a push: let a heartbeat already sent for the match arrive first. The wait is
-     * bounded (a heartbeat is one HTTP attempt with its own time-out), so a lost release cannot stall the lane.
-     */
-    public void awaitHeartbeat(String matchId) throws InterruptedException {
-        MatchState state = matches.get(matchId);
-        if (state == null) {
-            return;
-        }
-        long deadline = System.nanoTime() + heartbeatWaitNanos;
-        synchronized (state) {
-            long left;
-            while (state.heartbeatInFlight && (left = deadline - System.nanoTime()) > 0) {
-                state.wait(Math.max(1, left / 1_000_000));
-            }
-        }
+        backlog.incrementAndGet();
     }
 
     /** A push attempt for the match goes out now: the next heartbeat is due one interval later. */
@@ -77,20 +59,41 @@ public class LiveMatches {
         if (state != null) {
             synchronized (state) {
                 state.lastPushNanos = System.nanoTime();
+                state.lastPushAt = Instant.now();
+            }
+        }
+    }
+
+    /** What the last attempt for the match got, for the status page. */
+    public void attempted(String matchId, int attempts, int status, String error, boolean failed) {
+        MatchState state = matches.get(matchId);
+        if (state != null) {
+            synchronized (state) {
+                state.attempts = attempts;
+                state.lastStatus = status;
+                state.lastError = error;
+                state.inRetry = failed;
             }
         }
     }
 
     /** The push is done with: delivered, dead-lettered, or given back to its source (delivered null or false). */
-    public void finished(String matchId, Boolean delivered) {
+    public void finished(String matchId, boolean delivered) {
         // a match forgotten meanwhile (its Kafka partition moved away) is not brought back to life here
         MatchState state = matches.get(matchId);
         if (state == null) {
             return;
         }
         synchronized (state) {
-            state.pending = Math.max(0, state.pending - 1);
+            if (state.pending > 0) {
+                state.pending--;
+                backlog.decrementAndGet();
+            }
             state.live |= Boolean.TRUE.equals(delivered);
+            if (state.pending == 0) {
+                state.inRetry = false;
+                state.attempts = 0;
+            }
         }
     }
 
@@ -100,6 +103,11 @@ public class LiveMatches {
      * spoken of for the live period.
      */
     public List<String> claimDueHeartbeats() {
+        return claimDueHeartbeats(lateNanos -> { });
+    }
+
+    /** @param lateness told, for each claimed heartbeat, how many nanoseconds beyond the interval it is */
+    public List<String> claimDueHeartbeats(LongConsumer lateness) {
         long now = System.nanoTime();
         List<String> due = new ArrayList<>();
         Iterator<Map.Entry<String, MatchState>> it = matches.entrySet().iterator();
@@ -113,6 +121,7 @@ public class LiveMatches {
                 }
                 if (state.live && state.pending == 0 && !state.heartbeatInFlight && now - state.lastPushNanos >= intervalNanos) {
                     state.heartbeatInFlight = true;
+                    lateness.accept(now - state.lastPushNanos - intervalNanos);
                     state.lastPushNanos = now;
                     due.add(entry.getKey());
                 }
@@ -134,7 +143,13 @@ public class LiveMatches {
 
     /** Stops heartbeats for matches whose messages this instance no longer owns (a Kafka partition moved away). */
     public void forget(String matchId) {
-        matches.remove(matchId);
+        MatchState state = matches.remove(matchId);
+        if (state != null) {
+            synchronized (state) {
+                backlog.addAndGet(-state.pending);
+                state.pending = 0;
+            }
+        }
     }
 
     /**
@@ -159,10 +174,59 @@ public class LiveMatches {
         return state != null && state.live;
     }
 
+    /** Messages waiting or in retry, all matches together. */
+    public int backlog() {
+        return Math.max(0, backlog.get());
+    }
+
+    public int liveCount() {
+        int live = 0;
+        for (MatchState state : matches.values()) {
+            if (state.live) {
+                live++;
+            }
+        }
+        return live;
+    }
+
+    public int retryingCount() {
+        int retrying = 0;
+        for (MatchState state : matches.values()) {
+            if (state.inRetry) {
+                retrying++;
+            }
+        }
+        return retrying;
+    }
+
+    /** The live matches and those with messages on their way, for the status page. */
+    @Override
+    public List<MatchStatus> matches() {
+        long now = System.nanoTime();
+        List<MatchStatus> statuses = new ArrayList<>();
+        matches.forEach((matchId, state) -> {
+            synchronized (state) {
+                if (!state.live && state.pending == 0) {
+                    return;
+                }
+                Duration nextHeartbeat = state.live && state.pending == 0
+                        ? Duration.ofNanos(Math.max(0, state.lastPushNanos + intervalNanos - now)) : null;
+                statuses.add(new MatchStatus(matchId, state.pending, state.inRetry, state.attempts, state.lastPushAt,
+                        state.lastStatus > 0 ? state.lastStatus : null, state.lastError, nextHeartbeat));
+            }
+        });
+        return statuses;
+    }
+
     private static final class MatchState {
         int pending;
         boolean live;
         boolean heartbeatInFlight;
+        boolean inRetry;
+        int attempts;
+        int lastStatus;
+        String lastError;
+        Instant lastPushAt;
         long lastPushNanos = System.nanoTime();
         long lastUpstreamNanos = System.nanoTime();
     }

@@ -1,7 +1,6 @@
 package com.liveodds.push.ingest;
 
 import java.time.Instant;
-import java.util.concurrent.atomic.AtomicLong;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -13,7 +12,6 @@ public class PushAssembler {
 
     private final MatchIdResolver resolver;
     private final ObjectMapper mapper = UpstreamJson.mapper();
-    private final AtomicLong sequence = new AtomicLong();
 
     public PushAssembler(MatchIdResolver resolver) {
         this.resolver = resolver;
@@ -25,7 +23,7 @@ public class PushAssembler {
         ((ObjectNode) body.get("fight_metadata")).put("fight_id_sr", matchId);
         try {
             return new Push(message.messageId(), matchId, message.messageType(), mapper.writeValueAsString(body),
-                    message.raw(), Instant.now(), sequence.incrementAndGet());
+                    message.raw(), Instant.now());
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException("cannot write JSON", e);
         }

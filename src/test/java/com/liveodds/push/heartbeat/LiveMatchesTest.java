@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.Test;
 
@@ -43,22 +42,28 @@ class LiveMatchesTest {
     }
 
     @Test
-    void aPushWaitsForTheHeartbeatAlreadyOnTheWire() throws Exception {
+    void backlogAndRetryingFollowTheMessagesOfEveryMatch() {
         matches.enqueued("match:1");
+        matches.enqueued("match:1");
+        matches.enqueued("match:2");
+        assertThat(matches.backlog()).isEqualTo(3);
+        matches.attempted("match:1", 2, 503, null, true);
+        assertThat(matches.retryingCount()).isEqualTo(1);
+        assertThat(matches.matches()).filteredOn(m -> m.matchId().equals("match:1")).singleElement()
+                .satisfies(m -> {
+                    assertThat(m.backlog()).isEqualTo(2);
+                    assertThat(m.inRetry()).isTrue();
+                    assertThat(m.lastStatus()).isEqualTo(503);
+                    assertThat(m.nextHeartbeatIn()).as("a busy match gets no heartbeat").isNull();
+                });
         matches.finished("match:1", true);
-        await().atMost(Duration.ofSeconds(2)).until(() -> matches.claimDueHeartbeats().contains("match:1"));
-        matches.enqueued("match:1");
-        CompletableFuture<Void> push = CompletableFuture.runAsync(() -> {
-            try {
-                matches.awaitHeartbeat("match:1");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        await().pollDelay(Duration.ofMillis(200)).atMost(Duration.ofSeconds(1)).until(() -> true);
-        assertThat(push).isNotDone();
-        matches.heartbeatFinished("match:1");
-        push.get();
+        matches.finished("match:1", true);
+        matches.finished("match:2", false);
+        assertThat(matches.backlog()).isZero();
+        assertThat(matches.retryingCount()).isZero();
+        assertThat(matches.liveCount()).isEqualTo(1);
+        matches.forget("match:1");
+        assertThat(matches.liveCount()).isZero();
     }
 
     @Test

@@ -4,16 +4,13 @@ import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.Session;
 
-import java.util.function.BooleanSupplier;
-
-import com.liveodds.push.delivery.PartnerPush;
+import com.liveodds.push.delivery.SourceHandover;
 import org.apache.activemq.artemis.jms.client.ActiveMQSession;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.jms.DefaultJmsMessageListenerContainer;
 import org.apache.camel.component.jms.JmsEndpoint;
 import org.apache.camel.component.jms.JmsMessage;
 import org.apache.camel.component.jms.MessageListenerContainerFactory;
-import org.apache.camel.support.SynchronizationAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jms.listener.AbstractMessageListenerContainer;
@@ -21,11 +18,10 @@ import org.springframework.jms.listener.AbstractMessageListenerContainer;
 /**
  * Acknowledges one JMS message once its lane has delivered or dead-lettered it. The source consumes in Artemis'
  * individual acknowledgement mode with listener containers made here, which do not acknowledge after the listener
- * returns (Spring 6.2 treats any vendor mode as client acknowledgement otherwise), and hands the message to its lane
- * without waiting; this completion travels with the exchange into the lane (seda hands completions over for InOnly),
- * so the consumer thread is free for the next message while the acknowledgement still waits for the delivery.
- * A message whose lane fails (shutdown, unexpected error) stays unacknowledged: the broker delivers it again once the
- * consumer's session closes.
+ * returns (Spring 6.2 treats any vendor mode as client acknowledgement otherwise), and hands the message to delivery
+ * without waiting; its {@link SourceHandover} travels with the push, so the consumer thread is free for the next
+ * message while the acknowledgement still waits for the delivery. A message handed back (shutdown, unexpected error)
+ * stays unacknowledged: the broker delivers it again once the consumer's session closes.
  */
 public class JmsAcknowledgement implements MessageListenerContainerFactory {
 
@@ -48,38 +44,44 @@ public class JmsAcknowledgement implements MessageListenerContainerFactory {
         return container;
     }
 
-    /** Before the message leaves the consumer thread. */
+    /** Before the message leaves the consumer thread: it is acknowledged when it ends, wherever that is. */
     public void acknowledgeWhenDone(Exchange exchange) {
         JmsMessage received = exchange.getIn(JmsMessage.class);
-        Message message = received.getJmsMessage();
-        Session session = received.getJmsSession();
-        // once the session is gone (broker reconnect) the broker delivers the message again: this copy must not be
-        // pushed after the later messages of its match, so its lane withdraws it
-        exchange.setProperty(PartnerPush.WANTED, (BooleanSupplier) () -> isOpen(session));
-        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
-            @Override
-            public void onComplete(Exchange done) {
-                // lanes finish concurrently, and an Artemis session is not meant for concurrent calls
-                try {
-                    synchronized (session) {
-                        message.acknowledge();
-                    }
-                } catch (JMSException | RuntimeException e) {
-                    LOG.warn("A delivered message could not be acknowledged ({}); the broker will deliver it again and the"
-                            + " partner may see it twice", e.toString());
-                }
-            }
+        SourceHandover.attach(exchange, new JmsHandover(received.getJmsSession(), received.getJmsMessage()));
+    }
 
-            @Override
-            public void onFailure(Exchange failed) {
-                if (!isOpen(session)) {
-                    return;
+    /** One JMS message: acknowledged on its own (individual acknowledgement) once it is done with. */
+    private record JmsHandover(Session session, Message message) implements SourceHandover {
+
+        /**
+         * Once the session is gone (broker reconnect) the broker delivers the message again: this copy must not be
+         * pushed after the later messages of its match.
+         */
+        @Override
+        public boolean isWithdrawn() {
+            return !isOpen(session);
+        }
+
+        @Override
+        public void acknowledge() {
+            // pushes end concurrently, and an Artemis session is not meant for concurrent calls
+            try {
+                synchronized (session) {
+                    message.acknowledge();
                 }
-                LOG.warn("A message was neither delivered nor dead-lettered ({}); it stays unacknowledged and the broker"
-                        + " delivers it again when the consumer reconnects or the service restarts",
-                        failed.getException() == null ? "no cause" : failed.getException().getMessage());
+            } catch (JMSException | RuntimeException e) {
+                LOG.warn("A delivered message could not be acknowledged ({}); the broker will deliver it again and the"
+                        + " partner may see it twice", e.toString());
             }
-        });
+        }
+
+        @Override
+        public void handBack(String why) {
+            if (isOpen(session)) {
+                LOG.warn("A message was neither delivered nor dead-lettered ({}); it stays unacknowledged and the broker"
+                        + " delivers it again when the consumer reconnects or the service restarts", why);
+            }
+        }
     }
 
     private static boolean isOpen(Session session) {

@@ -11,9 +11,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.function.BooleanSupplier;
 
-import com.liveodds.push.delivery.PartnerPush;
+import com.liveodds.push.delivery.SourceHandover;
 import com.liveodds.push.heartbeat.LiveMatches;
 import com.liveodds.push.ingest.EnvelopeValidator;
 import com.liveodds.push.ingest.RejectedMessageException;
@@ -24,7 +23,6 @@ import org.apache.camel.Exchange;
 import org.apache.camel.component.kafka.KafkaConstants;
 import org.apache.camel.component.kafka.consumer.support.subcription.SubscribeAdapter;
 import org.apache.camel.component.kafka.consumer.support.subcription.TopicInfo;
-import org.apache.camel.support.SynchronizationAdapter;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -121,19 +119,23 @@ public class KafkaPartitions implements SubscribeAdapter {
         // when its first message is still on the way
         matchOf(body).ifPresent(owner.matches::add);
         owner.progress.handedOn(offset);
-        exchange.setProperty(PartnerPush.WANTED, (BooleanSupplier) owner::isOwned);
-        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+        SourceHandover.attach(exchange, new SourceHandover() {
             @Override
-            public void onComplete(Exchange done) {
+            public boolean isWithdrawn() {
+                return !owner.isOwned();
+            }
+
+            @Override
+            public void acknowledge() {
                 owner.progress.finished(offset);
             }
 
             @Override
-            public void onFailure(Exchange failed) {
+            public void handBack(String why) {
                 owner.progress.abandoned(offset);
                 if (owner.isOwned()) {
-                    LOG.warn("Record {} of {} was neither delivered nor dead-lettered; its offset stays uncommitted, so the"
-                            + " partition's next owner (or this instance after a restart) reads it again", offset, partition);
+                    LOG.warn("Record {} of {} was neither delivered nor dead-lettered ({}); its offset stays uncommitted, so"
+                            + " the partition's next owner (or this instance after a restart) reads it again", offset, partition, why);
                 }
             }
         });

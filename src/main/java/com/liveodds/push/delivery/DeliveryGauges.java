@@ -1,0 +1,60 @@
+package com.liveodds.push.delivery;
+
+import java.time.Duration;
+import java.time.Instant;
+
+import com.liveodds.push.heartbeat.LiveMatches;
+import com.liveodds.push.ops.Meters;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.camel.CamelContext;
+import org.apache.camel.CamelContextAware;
+import org.apache.camel.StartupListener;
+
+/**
+ * The gauges of "how late are we": backlog, oldest undelivered message, live and retrying matches. They are read
+ * when scraped, so the hot path pays nothing for them.
+ */
+public class DeliveryGauges implements CamelContextAware {
+
+    private final LiveMatches liveMatches;
+    private final MatchQueues queues;
+    private CamelContext camelContext;
+
+    public DeliveryGauges(LiveMatches liveMatches, MatchQueues queues) {
+        this.liveMatches = liveMatches;
+        this.queues = queues;
+    }
+
+    void register(MeterRegistry registry) {
+        Gauge.builder("liveodds.backlog.messages", liveMatches, LiveMatches::backlog)
+                .description("messages waiting or in retry").register(registry);
+        Gauge.builder("liveodds.oldest.undelivered.seconds", this, DeliveryGauges::oldestUndeliveredSeconds)
+                .description("age of the oldest message not yet delivered (0 when none is waiting)").register(registry);
+        Gauge.builder("liveodds.live.matches", liveMatches, LiveMatches::liveCount)
+                .description("matches that get heartbeats").register(registry);
+        Gauge.builder("liveodds.matches.retrying", liveMatches, LiveMatches::retryingCount)
+                .description("matches whose oldest message failed and waits for another attempt").register(registry);
+    }
+
+    private double oldestUndeliveredSeconds() {
+        Instant oldest = queues.oldestUndelivered();
+        return oldest == null ? 0 : Math.max(0, Duration.between(oldest, Instant.now()).toMillis() / 1000.0);
+    }
+
+    @Override
+    public void setCamelContext(CamelContext camelContext) {
+        this.camelContext = camelContext;
+        try {
+            // the meter registry exists once the context's services are up, before any route starts
+            camelContext.addStartupListener((StartupListener) (context, alreadyStarted) -> register(Meters.registry(context)));
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot register the delivery gauges", e);
+        }
+    }
+
+    @Override
+    public CamelContext getCamelContext() {
+        return camelContext;
+    }
+}

@@ -1,0 +1,291 @@
+package com.liveodds.push.delivery;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+import com.liveodds.push.heartbeat.LiveMatches;
+import org.apache.camel.AsyncCallback;
+import org.apache.camel.AsyncProcessor;
+import org.apache.camel.CamelContext;
+import org.apache.camel.CamelContextAware;
+import org.apache.camel.Exchange;
+import org.apache.camel.support.AsyncProcessorConverterHelper;
+import org.apache.camel.support.AsyncProcessorSupport;
+import org.apache.camel.support.ExchangeHelper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Accepts pushes from every source and keeps each match in order, and nothing else: one queue per match, at most one
+ * push of a match in delivery at a time, every match independent of the others. A push's turn runs the push route
+ * ({@code direct:liveodds-push}; heartbeats {@code direct:liveodds-heartbeat}) on its exchange.
+ * <p>
+ * A source that hands over InOnly (file, JMS, Kafka) is free again at once: the push travels on a copy that takes over
+ * the exchange's completions (as seda does), so the source acknowledges when the push ends. An InOut caller (the HTTP
+ * source, replay) gets its exchange back when the push ends. At most {@code queue-size} pushes wait at once: past
+ * that, accepting blocks the source, so a partner that is down slows the sources instead of filling the heap.
+ * <p>
+ * A push that ends handed back (shutdown, withdrawn, failed) takes the pushes queued behind it back with it, so that
+ * none of them can overtake it when the source delivers them again.
+ */
+public class MatchQueues extends AsyncProcessorSupport implements CamelContextAware {
+
+    /** Exchange variable: the push is to be handed back to its source without an attempt, for this reason. */
+    public static final String HAND_BACK = "handBack";
+    private static final Logger LOG = LoggerFactory.getLogger(MatchQueues.class);
+
+    private final LiveMatches liveMatches;
+    private final ShutdownGate gate;
+    private final Map<String, Queue> queues = new ConcurrentHashMap<>();
+    /** Starts the next push of a match once the previous one ended, off the thread that ended it. */
+    private final ExecutorService next = Executors.newFixedThreadPool(2, r -> {
+        Thread t = new Thread(r, "liveodds-delivery");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile Semaphore room = new Semaphore(10_000);
+    private String pushUri = "direct:liveodds-push";
+    private String heartbeatUri = "direct:liveodds-heartbeat";
+    private CamelContext camelContext;
+    private volatile AsyncProcessor pushRoute;
+    private volatile AsyncProcessor heartbeatRoute;
+
+    public MatchQueues(LiveMatches liveMatches, ShutdownGate gate) {
+        this.liveMatches = liveMatches;
+        this.gate = gate;
+        gate.onStop(this::handBackQueued);
+    }
+
+    /** Pushes that may wait for delivery at once, all matches together; {@code 10000} by default. */
+    public void setQueueSize(int queueSize) {
+        if (queueSize < 1) {
+            throw new IllegalArgumentException("liveodds.delivery.queue-size must be at least 1, not " + queueSize);
+        }
+        this.room = new Semaphore(queueSize);
+    }
+
+    public void setPushUri(String pushUri) {
+        this.pushUri = pushUri;
+    }
+
+    public void setHeartbeatUri(String heartbeatUri) {
+        this.heartbeatUri = heartbeatUri;
+    }
+
+    /** Accepts the push in the exchange body into the queue of its match. */
+    @Override
+    public boolean process(Exchange exchange, AsyncCallback callback) {
+        Push push = exchange.getMessage().getBody(Push.class);
+        if (push == null) {
+            exchange.setException(new IllegalArgumentException("no push in the exchange"));
+            callback.done(true);
+            return true;
+        }
+        if (!push.isHeartbeat()) {
+            try {
+                awaitRoom();
+            } catch (DeliveryInterruptedException e) {
+                exchange.setException(e);
+                callback.done(true);
+                return true;
+            }
+            liveMatches.enqueued(push.matchId());
+        }
+        if (ExchangeHelper.isOutCapable(exchange)) {
+            enqueue(new Entry(push, exchange, callback));
+            return false;
+        }
+        Exchange copy = ExchangeHelper.createCorrelatedCopy(exchange, true, true);
+        enqueue(new Entry(push, copy, doneSync -> { }));
+        callback.done(true);
+        return true;
+    }
+
+    private void awaitRoom() {
+        try {
+            while (!room.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+                if (gate.isStopping()) {
+                    throw new DeliveryInterruptedException("the service is stopping");
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DeliveryInterruptedException("interrupted while waiting for room in the delivery queues");
+        }
+    }
+
+    private void enqueue(Entry entry) {
+        while (true) {
+            Queue queue = queues.computeIfAbsent(entry.push.matchId(), id -> new Queue());
+            synchronized (queue) {
+                if (queue.removed) {
+                    continue;
+                }
+                if (queue.current != null) {
+                    queue.waiting.add(entry);
+                    return;
+                }
+                queue.current = entry;
+            }
+            start(queue, entry);
+            return;
+        }
+    }
+
+    private void start(Queue queue, Entry entry) {
+        if (gate.isStopping()) {
+            entry.exchange.setVariable(HAND_BACK, "the service is stopping");
+        }
+        run(entry, doneSync -> ended(queue, entry));
+    }
+
+    private void run(Entry entry, AsyncCallback after) {
+        try {
+            AsyncProcessor route = entry.push.isHeartbeat() ? heartbeatRoute() : pushRoute();
+            route.process(entry.exchange, after);
+        } catch (Throwable e) {
+            entry.exchange.setException(e);
+            after.done(false);
+        }
+    }
+
+    /** The push route is done with the entry: bookkeeping, then the next push of the match. */
+    private void ended(Queue queue, Entry entry) {
+        boolean handedBack = entry.exchange.isFailed();
+        settle(entry);
+        List<Entry> takenBack = List.of();
+        Entry following;
+        synchronized (queue) {
+            if (handedBack && !queue.waiting.isEmpty()) {
+                takenBack = new ArrayList<>(queue.waiting);
+                queue.waiting.clear();
+            }
+            following = queue.waiting.poll();
+            queue.current = following;
+            if (following == null && queues.remove(entry.push.matchId(), queue)) {
+                queue.removed = true;
+            }
+        }
+        handBack(takenBack, "an earlier message of its match was handed back to its source");
+        if (following != null) {
+            next.execute(() -> start(queue, following));
+        }
+    }
+
+    /** Frees the entry's room and tells its caller; never throws, so a match can never be left stuck. */
+    private void settle(Entry entry) {
+        try {
+            if (entry.push.isHeartbeat()) {
+                liveMatches.heartbeatFinished(entry.push.matchId());
+            } else {
+                room.release();
+                DeliveryState state = entry.exchange.getVariable(DeliveryState.VARIABLE, DeliveryState.class);
+                liveMatches.finished(entry.push.matchId(), state != null && state.isDelivered());
+            }
+            entry.callback.done(false);
+        } catch (Throwable e) {
+            LOG.warn("Completing {} failed", entry.push, e);
+        }
+    }
+
+    /**
+     * Ends pushes without an attempt: they run through the push route, which hands them back, so their sources'
+     * completions run exactly as for any other push.
+     */
+    private void handBack(List<Entry> entries, String why) {
+        for (Entry entry : entries) {
+            entry.exchange.setVariable(HAND_BACK, why);
+            run(entry, doneSync -> settle(entry));
+        }
+    }
+
+    /** Shutdown: every push still waiting for its turn goes back to its source. */
+    private void handBackQueued() {
+        List<Entry> takenBack = new ArrayList<>();
+        queues.values().forEach(queue -> {
+            synchronized (queue) {
+                takenBack.addAll(queue.waiting);
+                queue.waiting.clear();
+            }
+        });
+        handBack(takenBack, "the service is stopping");
+        if (!takenBack.isEmpty()) {
+            LOG.info("Shutdown: {} queued pushes handed back to their sources", takenBack.size());
+        }
+    }
+
+    /** When the oldest push still waiting or in delivery came in, or null when none is. */
+    public Instant oldestUndelivered() {
+        Instant oldest = null;
+        for (Queue queue : queues.values()) {
+            Instant first;
+            synchronized (queue) {
+                Entry head = queue.current != null && !queue.current.push.isHeartbeat() ? queue.current : queue.waiting.peek();
+                first = head == null ? null : head.push.receivedAt();
+            }
+            if (first != null && (oldest == null || first.isBefore(oldest))) {
+                oldest = first;
+            }
+        }
+        return oldest;
+    }
+
+    public void stop() {
+        next.shutdown();
+    }
+
+    private AsyncProcessor pushRoute() {
+        AsyncProcessor route = pushRoute;
+        if (route == null) {
+            pushRoute = route = producer(pushUri);
+        }
+        return route;
+    }
+
+    private AsyncProcessor heartbeatRoute() {
+        AsyncProcessor route = heartbeatRoute;
+        if (route == null) {
+            heartbeatRoute = route = producer(heartbeatUri);
+        }
+        return route;
+    }
+
+    private AsyncProcessor producer(String uri) {
+        try {
+            org.apache.camel.Producer producer = camelContext.getEndpoint(uri).createAsyncProducer();
+            producer.start();
+            return AsyncProcessorConverterHelper.convert(producer);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot send to " + uri, e);
+        }
+    }
+
+    @Override
+    public void setCamelContext(CamelContext camelContext) {
+        this.camelContext = camelContext;
+    }
+
+    @Override
+    public CamelContext getCamelContext() {
+        return camelContext;
+    }
+
+    /** The pushes of one match: the one in delivery, and those waiting behind it in arrival order. */
+    private static final class Queue {
+        private final ArrayDeque<Entry> waiting = new ArrayDeque<>();
+        private Entry current;
+        private boolean removed;
+    }
+
+    private record Entry(Push push, Exchange exchange, AsyncCallback callback) {
+    }
+}
