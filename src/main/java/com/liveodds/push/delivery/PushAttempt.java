@@ -67,6 +67,8 @@ public class PushAttempt extends AsyncProcessorSupport implements CamelContextAw
             return true;
         }
         Push push = state.getPush();
+        // counted before the token is asked for: a token endpoint that is down costs attempts like a partner that is
+        state.attemptStarted();
         String token;
         try {
             token = tokens.token();
@@ -114,7 +116,6 @@ public class PushAttempt extends AsyncProcessorSupport implements CamelContextAw
             state.end(DeliveryState.Outcome.HANDED_BACK, "the service is stopping");
             return false;
         }
-        state.attemptStarted();
         return true;
     }
 

@@ -146,6 +146,12 @@ final class FaultyPartner implements ResponseDefinitionTransformerV2 {
         }
     }
 
+    /** Requests for the message that got past the token check. */
+    int answersPast401(String messageId) {
+        AtomicInteger n = attempts.get(messageId);
+        return n == null ? 0 : n.get();
+    }
+
     private void count(String fault) {
         faults.computeIfAbsent(fault, k -> new AtomicLong()).incrementAndGet();
     }
