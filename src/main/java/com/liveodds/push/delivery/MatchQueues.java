@@ -58,6 +58,7 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
     private CamelContext camelContext;
     private volatile AsyncProcessor pushRoute;
     private volatile AsyncProcessor heartbeatRoute;
+    private volatile Error fatal;
 
     public MatchQueues(LiveMatches liveMatches, ShutdownGate gate) {
         this.liveMatches = liveMatches;
@@ -158,9 +159,33 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
         }
     }
 
+    /**
+     * An {@link Error} (out of memory, stack overflow) in delivery leaves the JVM in doubt: the push was handed back
+     * and the match goes on, but liveness turns DOWN so that the service is restarted; nothing is lost by that.
+     */
+    private void noticeFatal(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof Error error) {
+                if (fatal == null) {
+                    fatal = error;
+                    LOG.error("Delivery hit {}; liveness is DOWN from now on so that the service gets restarted", error, error);
+                }
+                return;
+            }
+        }
+    }
+
+    /** The first {@link Error} delivery met, or null: while there is one, the liveness check {@code delivery} is DOWN. */
+    public Error fatalError() {
+        return fatal;
+    }
+
     /** The push route is done with the entry: bookkeeping, then the next push of the match. */
     private void ended(Queue queue, Entry entry) {
         boolean handedBack = entry.exchange.isFailed();
+        if (handedBack) {
+            noticeFatal(entry.exchange.getException());
+        }
         settle(entry);
         List<Entry> takenBack = List.of();
         Entry following;

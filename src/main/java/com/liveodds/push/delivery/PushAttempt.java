@@ -93,7 +93,7 @@ public class PushAttempt extends AsyncProcessorSupport implements CamelContextAw
                 // whatever went wrong, the push ends here and its match goes on: the source keeps the message
                 state.end(DeliveryState.Outcome.HANDED_BACK, "delivery failed: " + e);
                 state.publish(exchange);
-                LOG.error("Push {} failed unexpectedly; handed back to its source", push, e);
+                exchange.setException(e);
             } finally {
                 callback.done(false);
             }

@@ -147,7 +147,7 @@ class JmsSourceTest {
         long stuckMatch = 64001;
         StubMapping failing = partner.server().stubFor(post(urlPathEqualTo("/partner/v1/liveodds/42/match:" + stuckMatch + "/odds"))
                 .atPriority(1).willReturn(aResponse().withStatus(503)));
-        List<Long> healthyMatches = Messages.matchesOnOtherLanesThan(stuckMatch, 4);
+        List<Long> healthyMatches = java.util.stream.LongStream.rangeClosed(stuckMatch + 1, stuckMatch + 4).boxed().toList();
         int healthy = 40;
         try (RunningService first = jmsService(broker, partner, queueName)) {
             Queue queue = await().atMost(Duration.ofSeconds(10)).until(() -> broker.queue(queueName), q -> q != null);

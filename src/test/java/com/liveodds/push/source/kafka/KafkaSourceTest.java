@@ -109,7 +109,7 @@ class KafkaSourceTest {
         long stuckMatch = 74001;
         StubMapping failing = partner.server().stubFor(post(urlPathEqualTo("/partner/v1/liveodds/42/match:" + stuckMatch + "/odds"))
                 .atPriority(1).willReturn(aResponse().withStatus(503)));
-        List<Long> healthyMatches = Messages.matchesOnOtherLanesThan(stuckMatch, 4);
+        List<Long> healthyMatches = java.util.stream.LongStream.rangeClosed(stuckMatch + 1, stuckMatch + 4).boxed().toList();
         int healthy = 30;
         // one partition: before, the record in retry held the poll thread and with it every match of the partition
         try (RunningService first = kafkaService(topic, "g-parallel")) {
