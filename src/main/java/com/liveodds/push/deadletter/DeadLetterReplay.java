@@ -14,7 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends chosen dead letters through the whole pipeline again (validation, match id, the lane of their match), one
+ * Sends chosen dead letters through the whole pipeline again (validation, match id, the queue of their match), one
  * at a time in the order their messages first came in, and waits for each outcome. A replayed message leaves the
  * store once it is delivered; one that fails again is stored anew with its fresh reason, so the store never holds
  * two copies of a message.

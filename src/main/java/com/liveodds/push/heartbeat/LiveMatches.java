@@ -43,7 +43,7 @@ public class LiveMatches implements MatchStatuses {
         this.liveForNanos = Durations.parse(liveFor).toNanos();
     }
 
-    /** An upstream message for the match is on its way to a delivery lane. */
+    /** An upstream message for the match is on its way to delivery. */
     public void enqueued(String matchId) {
         MatchState state = matches.computeIfAbsent(matchId, id -> new MatchState());
         synchronized (state) {

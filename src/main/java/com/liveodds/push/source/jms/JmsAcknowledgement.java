@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.jms.listener.AbstractMessageListenerContainer;
 
 /**
- * Acknowledges one JMS message once its lane has delivered or dead-lettered it. The source consumes in Artemis'
+ * Acknowledges one JMS message once it is delivered or dead-lettered. The source consumes in Artemis'
  * individual acknowledgement mode with listener containers made here, which do not acknowledge after the listener
  * returns (Spring 6.2 treats any vendor mode as client acknowledgement otherwise), and hands the message to delivery
  * without waiting; its {@link SourceHandover} travels with the push, so the consumer thread is free for the next
@@ -31,13 +31,13 @@ public class JmsAcknowledgement implements MessageListenerContainerFactory {
     public AbstractMessageListenerContainer createMessageListenerContainer(JmsEndpoint endpoint) {
         DefaultJmsMessageListenerContainer container = new DefaultJmsMessageListenerContainer(endpoint) {
             /**
-             * Spring would recover the session when a message fails before reaching its lane; that hands back every
-             * unacknowledged message of the session, those still in lanes included, which the broker then delivers
+             * Spring would recover the session when a message fails before reaching delivery; that hands back every
+             * unacknowledged message of the session, those still queued for delivery included, which the broker then delivers
              * again out of order and counts towards its redelivery limit. The failed message just stays unacknowledged.
              */
             @Override
             protected void rollbackOnExceptionIfNecessary(Session session, Throwable ex) {
-                LOG.warn("A JMS message failed before reaching its lane ({}); it stays unacknowledged", ex.getMessage());
+                LOG.warn("A JMS message failed before reaching delivery ({}); it stays unacknowledged", ex.getMessage());
             }
         };
         container.setAcknowledgeAfterListener(false);

@@ -35,17 +35,17 @@ import org.slf4j.LoggerFactory;
  * Which partitions of the upstream topic this instance owns, what of them is finished, and the live matches that
  * come with them.
  * <p>
- * Records are handed to their lanes without waiting, so the poll thread keeps reading the other matches (and
+ * Records are handed to delivery without waiting, so the poll thread keeps reading the other matches (and
  * upstream's alive records) while a match is in retry. Each record's exchange carries a completion that marks its
- * offset finished when the lane delivers or dead-letters it; the offset committed per partition is the end of the
+ * offset finished when it is delivered or dead-lettered; the offset committed per partition is the end of the
  * contiguous finished prefix ({@link PartitionProgress}), committed from the poll thread (a Kafka consumer is not
  * thread-safe) before each record is handed on and when the partition is revoked. Camel itself commits nothing
  * (auto and manual commit are off on the route).
  * <p>
  * camel-kafka 4.18 has no user rebalance listener option, but it subscribes through a {@link SubscribeAdapter}
  * looked up in the registry under {@code subscribeAdapter}, handing over its own listener. This adapter wraps that
- * listener. On revocation the partition's records still queued in lanes are withdrawn (its ownership ends, which the
- * lanes check before each attempt and between retries), the record in flight may finish for up to
+ * listener. On revocation the partition's records still queued for delivery are withdrawn (its ownership ends, which
+ * delivery checks before each attempt and while a retry waits), the record in flight may finish for up to
  * {@code revokeWait}, the finished prefix is committed, and the partition's matches stop getting heartbeats here.
  * On assignment the partition's recent, already committed records are read back with a separate consumer to adopt
  * its live matches, so their heartbeats move with the partition without any message being pushed again.
@@ -103,7 +103,7 @@ public class KafkaPartitions implements SubscribeAdapter {
 
     /**
      * On the poll thread, before a record goes to ingest: commits what its consumer's partitions have finished, then
-     * tracks the record until its lane is done with it.
+     * tracks the record until delivery is done with it.
      */
     public void receiving(Exchange exchange) {
         TopicPartition partition = new TopicPartition(exchange.getMessage().getHeader(KafkaConstants.TOPIC, String.class),
@@ -115,7 +115,7 @@ public class KafkaPartitions implements SubscribeAdapter {
         }
         commitFinished(owner.consumer);
         String body = exchange.getMessage().getBody(String.class);
-        // known to the ownership before the lane has it, so a revocation forgets the match's heartbeats here even
+        // known to the ownership before delivery has it, so a revocation forgets the match's heartbeats here even
         // when its first message is still on the way
         matchOf(body).ifPresent(owner.matches::add);
         owner.progress.handedOn(offset);
@@ -197,7 +197,7 @@ public class KafkaPartitions implements SubscribeAdapter {
 
     /**
      * Ends this consumer's ownership of the partitions (another consumer of this instance may already hold a newer
-     * one: that one is left alone); the lanes then withdraw their queued records.
+     * one: that one is left alone); delivery then withdraws their queued records.
      */
     private Map<TopicPartition, Ownership> end(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
         Map<TopicPartition, Ownership> ending = new LinkedHashMap<>();

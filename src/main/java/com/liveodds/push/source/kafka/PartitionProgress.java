@@ -6,9 +6,9 @@ import java.util.TreeMap;
 
 /**
  * The records of one partition handed on by this instance and not yet covered by a commit. Records finish in any
- * order (each match has its own lane), but an offset may only be committed once every record before it is finished
- * (delivered or dead-lettered): the committable offset is the end of the contiguous finished prefix. A record whose
- * lane failed (shutdown, revocation) is settled without finishing and holds the prefix back for good, so the next
+ * order (each match has its own queue), but an offset may only be committed once every record before it is finished
+ * (delivered or dead-lettered): the committable offset is the end of the contiguous finished prefix. A record handed
+ * back (shutdown, revocation) is settled without finishing and holds the prefix back for good, so the next
  * owner reads it again.
  */
 final class PartitionProgress {
