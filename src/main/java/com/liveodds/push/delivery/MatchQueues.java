@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -202,7 +203,11 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
         }
         handBack(takenBack, "an earlier message of its match was handed back to its source");
         if (following != null) {
-            next.execute(() -> start(queue, following));
+            try {
+                next.execute(() -> start(queue, following));
+            } catch (RejectedExecutionException stopped) {
+                start(queue, following);
+            }
         }
     }
 
