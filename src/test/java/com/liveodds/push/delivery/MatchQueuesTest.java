@@ -126,13 +126,18 @@ class MatchQueuesTest {
         hold("d1");
         send("match:5", "d1");
         Future<Exchange> d2 = send("match:5", "d2");
-        CompletableFuture<Exchange> third = CompletableFuture.supplyAsync(() -> template.send("direct:accept",
-                e -> e.getMessage().setBody(push("match:6", "e1"))));
+        CompletableFuture<Exchange> third = CompletableFuture.supplyAsync(() -> {
+            try {
+                return send("match:6", "e1").get();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
         await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1)).until(() -> true);
         assertThat(third).as("no room: the source waits").isNotDone();
 
         gate.close();
-        assertThat(third.get().isFailed()).as("given up at shutdown, left with its source").isTrue();
+        assertThat(third.get().isFailed()).as("left with its source at shutdown").isTrue();
         assertThat(d2.get().isFailed()).as("a queued push goes back to its source at shutdown").isTrue();
         assertThat(pushed).doesNotContain("d2", "e1");
     }
