@@ -11,7 +11,8 @@ import java.util.concurrent.Flow;
 /**
  * Reads at most {@code limit} bytes of an answer body, then cancels the rest unread (the client closes that
  * connection instead of draining it), so a partner answering 600 MB costs 64 KiB. {@link #abort()} stops it at the
- * attempt's time-out, whatever the partner is still dribbling.
+ * attempt's time-out, whatever the partner is still dribbling. Also the attempt's way to its answer: the future the JDK
+ * client returns runs its dependents on the common async pool, which on a 2-core machine is a new thread per task.
  */
 final class BoundedBody implements HttpResponse.BodySubscriber<byte[]> {
 
@@ -19,11 +20,28 @@ final class BoundedBody implements HttpResponse.BodySubscriber<byte[]> {
     private final CompletableFuture<byte[]> body = new CompletableFuture<>();
     private byte[] buffer = new byte[1024];
     private int size;
+    private volatile HttpResponse.ResponseInfo info;
     private volatile Flow.Subscription subscription;
     private volatile boolean aborted;
 
     BoundedBody(int limit) {
         this.limit = limit;
+    }
+
+    /** The {@link HttpResponse.BodyHandler} of one exchange: keeps status and headers, reads the body here. */
+    BoundedBody receiving(HttpResponse.ResponseInfo response) {
+        this.info = response;
+        return this;
+    }
+
+    /** Status and headers, once the body is complete. */
+    HttpResponse.ResponseInfo info() {
+        return info;
+    }
+
+    /** Completes on the client's executor when the body is read (or cut at the limit). */
+    CompletableFuture<byte[]> body() {
+        return body;
     }
 
     @Override

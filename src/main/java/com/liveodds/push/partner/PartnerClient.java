@@ -223,7 +223,7 @@ public class PartnerClient implements CamelContextAware {
         BoundedBody body = new BoundedBody(READ_LIMIT);
         CompletableFuture<HttpResponse<byte[]>> sent;
         try {
-            sent = http.sendAsync(request, info -> body);
+            sent = http.sendAsync(request, body::receiving);
         } catch (RuntimeException e) {
             answer.complete(failure(e));
             return answer;
@@ -236,22 +236,28 @@ public class PartnerClient implements CamelContextAware {
                 executor.execute(() -> answer.complete(timedOut));
             }
         }, timeoutNanos, TimeUnit.NANOSECONDS);
-        sent.whenComplete((response, error) -> {
-            if (settled.compareAndSet(false, true)) {
+        // an answer completes from the body, on the client's executor
+        body.body().whenComplete((bytes, error) -> {
+            if (error == null && settled.compareAndSet(false, true)) {
                 deadline.cancel(false);
-                answer.complete(response != null ? answer(response, keepBytes) : failure(error));
+                answer.complete(answer(body.info(), bytes, keepBytes));
+            }
+        });
+        // no answer (connect, TLS, reset, cut body): only the JDK's future says why
+        sent.whenComplete((response, error) -> {
+            if (error != null && settled.compareAndSet(false, true)) {
+                deadline.cancel(false);
+                answer.complete(failure(error));
             }
         });
         return answer;
     }
 
-    private static PartnerAnswer answer(HttpResponse<byte[]> response, int keepBytes) {
+    private static PartnerAnswer answer(HttpResponse.ResponseInfo response, byte[] bytes, int keepBytes) {
         int status = response.statusCode();
         String retryAfter = response.headers().firstValue("Retry-After").orElse(null);
         String location = status >= 300 && status < 400 ? response.headers().firstValue("Location").orElse(null) : null;
-        byte[] bytes = response.body();
-        String text = bytes == null || bytes.length == 0 ? null
-                : new String(bytes, 0, Math.min(keepBytes, bytes.length), StandardCharsets.UTF_8);
+        String text = bytes.length == 0 ? null : new String(bytes, 0, Math.min(keepBytes, bytes.length), StandardCharsets.UTF_8);
         return new PartnerAnswer(status, retryAfter, location, text, null, false);
     }
 

@@ -17,6 +17,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
+
 /**
  * A partner made of a raw {@link ServerSocket} on 127.0.0.1, to misbehave precisely: each request (keep-alive
  * connections carry several) is read whole, recorded, and handed to a {@link Behaviour} that writes whatever it likes.
@@ -48,8 +51,20 @@ public final class RawPartner implements AutoCloseable {
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
     public RawPartner(Behaviour behaviour) {
+        this(null, behaviour);
+    }
+
+    /** With {@code tls}, an HTTPS partner that requires a client certificate (mutual TLS). */
+    public RawPartner(SSLContext tls, Behaviour behaviour) {
         try {
-            server = new ServerSocket(0, 512, InetAddress.getLoopbackAddress());
+            if (tls == null) {
+                server = new ServerSocket(0, 512, InetAddress.getLoopbackAddress());
+            } else {
+                SSLServerSocket secure = (SSLServerSocket) tls.getServerSocketFactory().createServerSocket(0, 512,
+                        InetAddress.getLoopbackAddress());
+                secure.setNeedClientAuth(true);
+                server = secure;
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -81,8 +96,20 @@ public final class RawPartner implements AutoCloseable {
         };
     }
 
+    /** Answers every request with this status and JSON body, keeping the connection. */
+    public static Behaviour json(int status, String body) {
+        return (request, socket, out) -> {
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            out.write(("HTTP/1.1 " + status + " X\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length + "\r\n\r\n")
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            out.write(bytes);
+            out.flush();
+            return true;
+        };
+    }
+
     public String baseUrl() {
-        return "http://127.0.0.1:" + server.getLocalPort();
+        return (server instanceof SSLServerSocket ? "https" : "http") + "://127.0.0.1:" + server.getLocalPort();
     }
 
     public List<Request> requests() {
