@@ -2,7 +2,6 @@ package com.liveodds.push.partner;
 
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * At most N requests on the wire at once, without a thread per waiting request: a caller hands over what to run once
@@ -45,11 +44,6 @@ final class InFlightPermits {
                 return;
             }
         }
-        try {
-            executor.execute(next);
-        } catch (RejectedExecutionException stopping) {
-            // the client is stopping: the work still runs, and ends in an error answer rather than never
-            next.run();
-        }
+        executor.execute(next);
     }
 }

@@ -14,6 +14,8 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -54,9 +56,13 @@ public class PartnerClient implements CamelContextAware {
     public static final int READ_LIMIT = 64 * 1024;
     /** Most of a push answer body kept (dead letters, logs). */
     public static final int KEPT = 4 * 1024;
+    /** The JVM setting that keeps the common pool a pool (see {@link #start()}). */
+    public static final String COMMON_POOL_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
     private static final Logger LOG = LoggerFactory.getLogger(PartnerClient.class);
     private static final String[] OUTCOMES = {"2xx", "401", "4xx", "5xx", "429", "timeout", "error"};
     private static final int MAX_ERROR_LENGTH = 200;
+    private static final AtomicBoolean WARNED_COMMON_POOL = new AtomicBoolean();
+    private static final PartnerAnswer STOPPED = new PartnerAnswer(0, null, null, null, "partner client stopped", false);
 
     private String baseUrl;
     private Duration timeout = Duration.ofSeconds(10);
@@ -74,6 +80,7 @@ public class PartnerClient implements CamelContextAware {
     private ScheduledThreadPoolExecutor deadlines;
     private InFlightPermits permits;
     private volatile Timer[] timers;
+    private volatile boolean stopped;
 
     public PartnerClient() {
     }
@@ -153,21 +160,32 @@ public class PartnerClient implements CamelContextAware {
                 .sslContext(tls.sslContext())
                 .executor(executor)
                 .build();
+        if (ForkJoinPool.getCommonPoolParallelism() < 2 && !WARNED_COMMON_POOL.getAndSet(true)) {
+            // HttpClient.sendAsync completes every answer through CompletableFuture's default executor, which is a new
+            // thread per task when the common pool has fewer than 2 threads: half the throughput on 2 cores
+            LOG.warn("The JVM's common pool has parallelism {}: the partner client pays a new thread per answer; start the JVM with -D{}=2",
+                    ForkJoinPool.getCommonPoolParallelism(), COMMON_POOL_PARALLELISM);
+        }
         if (Boolean.getBoolean("jdk.httpclient.enableAllMethodRetry")) {
             LOG.warn("jdk.httpclient.enableAllMethodRetry is set: the JDK HTTP client may send a push twice in one attempt");
         }
     }
 
+    /**
+     * Takes no new request: waiting ones answer "stopped" at once, those on the wire still end by their deadline. The
+     * executor is left running for them; its idle threads end by themselves.
+     */
     public void stop() {
+        stopped = true;
         if (deadlines != null) {
-            deadlines.shutdownNow();
-            executor.shutdown();
+            deadlines.shutdown();
         }
     }
 
     /**
      * One push attempt: POST {@code base-url/path} with exactly the contract's headers. Waits for a free in-flight
-     * permit without holding a thread; the answer comes on one of the client's threads.
+     * permit without holding a thread (the time-out starts once it is on the wire); the answer comes on one of the
+     * client's threads.
      *
      * @param path e.g. {@code v1/liveodds/42/match:1/odds}, joined to the base URL with one {@code /}
      */
@@ -219,6 +237,10 @@ public class PartnerClient implements CamelContextAware {
 
     private CompletableFuture<PartnerAnswer> exchange(HttpRequest request, int keepBytes) {
         CompletableFuture<PartnerAnswer> answer = new CompletableFuture<>();
+        if (stopped) {
+            answer.complete(STOPPED);
+            return answer;
+        }
         AtomicBoolean settled = new AtomicBoolean();
         BoundedBody body = new BoundedBody(READ_LIMIT);
         CompletableFuture<HttpResponse<byte[]>> sent;
@@ -228,14 +250,22 @@ public class PartnerClient implements CamelContextAware {
             answer.complete(failure(e));
             return answer;
         }
-        ScheduledFuture<?> deadline = deadlines.schedule(() -> {
-            if (settled.compareAndSet(false, true)) {
-                body.abort();
-                sent.cancel(true);
-                // the caller's continuation must not run on the one deadline thread
-                executor.execute(() -> answer.complete(timedOut));
-            }
-        }, timeoutNanos, TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> deadline;
+        try {
+            deadline = deadlines.schedule(() -> {
+                if (settled.compareAndSet(false, true)) {
+                    body.abort();
+                    sent.cancel(true);
+                    // the caller's continuation must not run on the one deadline thread
+                    executor.execute(() -> answer.complete(timedOut));
+                }
+            }, timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException stopping) {
+            // stopped between the check above and here: no attempt without a deadline
+            sent.cancel(true);
+            answer.complete(STOPPED);
+            return answer;
+        }
         // an answer completes from the body, on the client's executor
         body.body().whenComplete((bytes, error) -> {
             if (error == null && settled.compareAndSet(false, true)) {
@@ -311,7 +341,7 @@ public class PartnerClient implements CamelContextAware {
     private void reported(PartnerAnswer answer, long nanos) {
         health.answered(answer);
         Timer[] byOutcome = timers();
-        if (byOutcome != null && nanos > 0) {
+        if (byOutcome != null) {
             byOutcome[outcomeIndex(answer.outcome())].record(nanos, TimeUnit.NANOSECONDS);
         }
     }

@@ -56,6 +56,8 @@ public class PartnerTokenProvider {
     private String audience;
     private Duration refreshMargin = Duration.ofSeconds(60);
     private PartnerClient client;
+    /** Whether {@link #client} was made here (and is stopped here) rather than given. */
+    private boolean ownClient;
     private PartnerHealth health = new PartnerHealth();
     private final Clock clock;
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -85,6 +87,7 @@ public class PartnerTokenProvider {
         this.audience = audience;
         this.refreshMargin = refreshMargin;
         this.client = new PartnerClient(null, httpTimeout, 1, new PartnerTls(), health);
+        this.ownClient = true;
         this.clock = clock;
     }
 
@@ -121,6 +124,11 @@ public class PartnerTokenProvider {
 
     public void stop() {
         scheduler.shutdownNow();
+        synchronized (this) {
+            if (ownClient) {
+                client.stop();
+            }
+        }
     }
 
     /** The value for the {@code Authorization} header. */
@@ -334,6 +342,7 @@ public class PartnerTokenProvider {
     private synchronized PartnerClient client() {
         if (client == null) {
             client = new PartnerClient(null, Duration.ofSeconds(10), 1, new PartnerTls(), health);
+            ownClient = true;
         }
         return client;
     }

@@ -290,6 +290,29 @@ class PartnerClientTest {
     }
 
     @Test
+    void stoppingWithThousandsWaitingAnswersEveryOneOfThem() {
+        CountDownLatch release = new CountDownLatch(1);
+        RawPartner partner = partner((request, socket, out) -> {
+            release.await(10, TimeUnit.SECONDS);
+            return RawPartner.status(202).answer(request, socket, out);
+        });
+        PartnerClient client = new PartnerClient(partner.baseUrl(), Duration.ofSeconds(20), 1, new PartnerTls(), health);
+        List<CompletableFuture<PartnerAnswer>> answers = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) {
+            answers.add(client.post("v1/liveodds/42/match:" + i + "/odds", "Bearer t", "m-" + i, BODY));
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> partner.requests().size() == 1);
+
+        client.stop();
+        release.countDown();
+
+        CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)).orTimeout(10, TimeUnit.SECONDS).join();
+        assertThat(answers.get(0).join().status()).as("the one on the wire finishes").isEqualTo(202);
+        assertThat(answers.subList(1, 5000)).allMatch(a -> "partner client stopped".equals(a.join().error()));
+        assertThat(partner.requests()).hasSize(1);
+    }
+
+    @Test
     void everyOutcomeReachesTheReadinessCheck() {
         RawPartner failing = partner(RawPartner.status(503));
         push(client(failing.baseUrl(), 4));

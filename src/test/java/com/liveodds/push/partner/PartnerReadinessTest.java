@@ -34,6 +34,14 @@ class PartnerReadinessTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> service.management("/observe/health").statusCode() == 200);
             assertThat(health.partner().up()).isTrue();
             assertThat(health.partner().tokenExpiresIn()).isPositive();
+
+            // the bean's attempts land in the service's metrics
+            PartnerClient client = service.bean("liveoddsPartnerClient", PartnerClient.class);
+            assertThat(client.post("v1/liveodds/42/match:901/odds", "Bearer " + WireMockPartner.TOKEN, "direct-1",
+                    "{}".getBytes()).join().status()).isEqualTo(202);
+            assertThat(service.management("/observe/metrics").body())
+                    .containsPattern("liveodds_push_attempt_seconds_count\\{outcome=\"2xx\",?\\} 1")
+                    .contains("liveodds_push_attempt_seconds_bucket{outcome=\"2xx\"");
         }
     }
 

@@ -57,7 +57,7 @@ class PartnerTokenProviderTest {
 
     private PartnerTokenProvider provider(Duration margin) {
         provider = new PartnerTokenProvider(URI.create(partner.authUrl() + "/oauth/token"), "client-7", "very-secret",
-                "https://partner.example/api", margin, Duration.ofSeconds(2), Clock.systemUTC());
+                "https://partner.example/api", margin, Duration.ofSeconds(5), Clock.systemUTC());
         return provider;
     }
 
