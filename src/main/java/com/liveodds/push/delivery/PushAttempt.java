@@ -3,6 +3,8 @@ package com.liveodds.push.delivery;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import com.liveodds.push.heartbeat.LiveMatches;
 import com.liveodds.push.ops.Meters;
@@ -66,29 +68,26 @@ public class PushAttempt extends AsyncProcessorSupport implements CamelContextAw
             callback.done(true);
             return true;
         }
-        Push push = state.getPush();
         // counted before the token is asked for: a token endpoint that is down costs attempts like a partner that is
         state.attemptStarted();
-        String token;
-        try {
-            token = tokens.token();
-        } catch (TokenUnavailableException e) {
-            judge(exchange, state, new PartnerAnswer(0, null, null, null, e.getMessage(), false));
-            callback.done(true);
-            return true;
-        }
-        // fetching a token can take a while: a push withdrawn or stopped meanwhile must not go out late
-        if (!admit(exchange, state)) {
-            state.publish(exchange);
-            callback.done(true);
-            return true;
-        }
-        state.useToken(token);
-        liveMatches.pushing(push.matchId());
-        partner.post(push.path(partnerId), "Bearer " + token, push.messageId(), push.bytes()).whenComplete((answer, error) -> {
+        tokens.tokenAsync().thenCompose(token -> {
+            // fetching a token can take a while: a push withdrawn or stopped meanwhile must not go out late
+            if (!admit(exchange, state)) {
+                return CompletableFuture.completedFuture((PartnerAnswer) null);
+            }
+            Push push = state.getPush();
+            state.useToken(token);
+            liveMatches.pushing(push.matchId());
+            return partner.post(push.path(partnerId), "Bearer " + token, push.messageId(), push.bytes());
+        }).whenComplete((answer, error) -> {
             try {
-                judge(exchange, state, answer != null ? answer
-                        : new PartnerAnswer(0, null, null, null, String.valueOf(error), false));
+                if (answer != null) {
+                    judge(exchange, state, answer);
+                } else if (error != null) {
+                    judge(exchange, state, new PartnerAnswer(0, null, null, null, describe(error), false));
+                } else {
+                    state.publish(exchange);
+                }
             } catch (Throwable e) {
                 // whatever went wrong, the push ends here and its match goes on: the source keeps the message
                 state.end(DeliveryState.Outcome.HANDED_BACK, "delivery failed: " + e);
@@ -139,8 +138,8 @@ public class PushAttempt extends AsyncProcessorSupport implements CamelContextAw
             state.publish(exchange);
             return;
         }
-        RetryPolicy.Decision decision = policy.decide(answer.status(), answer.retryAfter(), state.getAttempts(),
-                state.getFirstAttemptAt(), now, state.isRenewedFor401());
+        RetryPolicy.Decision decision = policy.decide(answer, state.getAttempts(), state.getFirstAttemptAt(), now,
+                state.isRenewedFor401());
         switch (decision.action()) {
             case DELIVERED -> {
                 state.end(DeliveryState.Outcome.DELIVERED, null);
@@ -166,6 +165,12 @@ public class PushAttempt extends AsyncProcessorSupport implements CamelContextAw
 
     private static String describe(PartnerAnswer answer) {
         return answer.status() > 0 ? "HTTP " + answer.status() : answer.error();
+    }
+
+    /** Why there was no attempt: the token could not be had. */
+    private static String describe(Throwable error) {
+        Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        return cause instanceof TokenUnavailableException ? cause.getMessage() : "no token: " + cause;
     }
 
     private DeliveryMeters meters() {

@@ -7,14 +7,20 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.concurrent.ThreadLocalRandom;
 
-import com.liveodds.push.settings.Durations;
+import com.liveodds.push.partner.PartnerAnswer;
 
 /**
- * What to do after a push attempt (contract section 7): 2xx delivered; 401 renew the token and retry at once, once;
- * 408, 429, 5xx, time-outs and connection errors retry with exponential back-off and jitter, honouring
- * {@code Retry-After}, while the retry budget lasts; any other status dead-letters at once.
+ * What to do after a push attempt (contract sections 7 and 10): 2xx delivered; 401 renew the token and retry at once,
+ * once; 408, 429, 5xx, time-outs and connection errors retry with exponential back-off and jitter, honouring
+ * {@code Retry-After}, while the retry budget lasts; a 3xx (never followed) and any other status dead-letter at once.
+ * <p>
+ * A wait never reaches past the budget: a {@code Retry-After} (or back-off step) longer than the time left is cut to
+ * it, so the last attempt happens at the budget's end instead of the message being dead-lettered early. Only an attempt
+ * that fails with no budget left dead-letters.
  */
 public class RetryPolicy {
+
+    private static final int MAX_LOCATION_IN_REASON = 200;
 
     private final Duration initialBackoff;
     private final Duration maxBackoff;
@@ -31,8 +37,8 @@ public class RetryPolicy {
     }
 
     /** The retry budget of one message, {@code 10m} by default. */
-    public void setMaxElapsed(String maxElapsed) {
-        this.maxElapsed = Durations.parse(maxElapsed);
+    public void setMaxElapsed(Duration maxElapsed) {
+        this.maxElapsed = maxElapsed;
     }
 
     public enum Action { DELIVERED, RETRY, DEAD_LETTER }
@@ -45,15 +51,19 @@ public class RetryPolicy {
     }
 
     /**
-     * @param status        HTTP status, or 0 when the attempt got no answer (time-out, connection error, no token)
-     * @param retryAfter    the {@code Retry-After} header of the answer, or null
+     * @param answer        the attempt's outcome (status 0 when it got no answer: time-out, connection error, no token)
      * @param attempts      attempts made so far, this one included
      * @param firstAttempt  when the first attempt started
      * @param renewedFor401 whether this message already had its immediate retry after a 401
      */
-    public Decision decide(int status, String retryAfter, int attempts, Instant firstAttempt, Instant now, boolean renewedFor401) {
-        if (status >= 200 && status < 300) {
+    public Decision decide(PartnerAnswer answer, int attempts, Instant firstAttempt, Instant now, boolean renewedFor401) {
+        int status = answer.status();
+        if (answer.isSuccess()) {
             return Decision.delivered();
+        }
+        if (status >= 300 && status < 400) {
+            return new Decision(Action.DEAD_LETTER, Duration.ZERO,
+                    "HTTP " + status + " redirect to " + printable(answer.location()) + " is not followed");
         }
         if (status == 401 && !renewedFor401) {
             return new Decision(Action.RETRY, Duration.ZERO, "HTTP 401, token renewed");
@@ -62,20 +72,23 @@ public class RetryPolicy {
         if (!retryable) {
             return new Decision(Action.DEAD_LETTER, Duration.ZERO, "HTTP " + status + " is not retryable");
         }
+        Duration left = maxElapsed.minus(Duration.between(firstAttempt, now));
+        if (left.isNegative() || left.isZero()) {
+            return new Decision(Action.DEAD_LETTER, Duration.ZERO,
+                    "retry budget of " + maxElapsed.toSeconds() + "s used up after " + attempts + " attempts");
+        }
         Duration delay = backoff(attempts);
-        Duration asked = parseRetryAfter(retryAfter, now);
+        Duration asked = parseRetryAfter(answer.retryAfter(), now);
         if (asked != null && asked.compareTo(delay) > 0) {
             delay = asked;
         }
-        Duration elapsedAtNextAttempt = Duration.between(firstAttempt, now).plus(delay);
-        if (elapsedAtNextAttempt.compareTo(maxElapsed) > 0) {
-            return new Decision(Action.DEAD_LETTER, Duration.ZERO,
-                    "retry budget of " + maxElapsed.toSeconds() + "s used up after " + attempts + " attempts");
+        if (delay.compareTo(left) > 0) {
+            delay = left;
         }
         return new Decision(Action.RETRY, delay, status == 0 ? "no answer" : "HTTP " + status);
     }
 
-    /** Exponential back-off with "equal jitter": half the step fixed, half random, so retries of many lanes spread out. */
+    /** Exponential back-off with "equal jitter": half the step fixed, half random, so retries of many matches spread out. */
     Duration backoff(int attempts) {
         long step = initialBackoff.toMillis() << Math.min(Math.max(attempts - 1, 0), 20);
         long capped = Math.min(step, maxBackoff.toMillis());
@@ -83,22 +96,40 @@ public class RetryPolicy {
         return Duration.ofMillis(half + ThreadLocalRandom.current().nextLong(half + 1));
     }
 
-    /** {@code Retry-After} as delta-seconds or an HTTP date; null when absent or unreadable. */
+    /**
+     * {@code Retry-After} as delta-seconds (any number of digits; too many to count is "very long") or an HTTP date
+     * (one in the past is 0); null when absent or unreadable (a sign, a fraction, garbage), so the back-off applies.
+     */
     static Duration parseRetryAfter(String value, Instant now) {
-        if (value == null || value.isBlank()) {
+        if (value == null) {
             return null;
         }
         String v = value.trim();
-        try {
-            return Duration.ofSeconds(Math.max(0, Long.parseLong(v)));
-        } catch (NumberFormatException notSeconds) {
-            try {
-                Instant at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
-                Duration d = Duration.between(now, at);
-                return d.isNegative() ? Duration.ZERO : d;
-            } catch (DateTimeParseException notADate) {
-                return null;
-            }
+        if (v.isEmpty()) {
+            return null;
         }
+        if (v.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            // 18 digits always fit a long; more are capped by the budget anyway
+            return v.length() > 18 ? Duration.ofSeconds(Long.MAX_VALUE) : Duration.ofSeconds(Long.parseLong(v));
+        }
+        try {
+            Instant at = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+            return at.isAfter(now) ? Duration.between(now, at) : Duration.ZERO;
+        } catch (DateTimeParseException | ArithmeticException notADate) {
+            return null;
+        }
+    }
+
+    /** A partner's Location in a reason that reaches logs and dead letters: one line, bounded. */
+    private static String printable(String location) {
+        if (location == null) {
+            return "(no Location)";
+        }
+        StringBuilder out = new StringBuilder(Math.min(location.length(), MAX_LOCATION_IN_REASON));
+        for (int i = 0; i < location.length() && out.length() < MAX_LOCATION_IN_REASON; i++) {
+            char c = location.charAt(i);
+            out.append(c < 0x20 || c == 0x7f ? '?' : c);
+        }
+        return out.toString();
     }
 }

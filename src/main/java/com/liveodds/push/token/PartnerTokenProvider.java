@@ -1,28 +1,30 @@
 package com.liveodds.push.token;
 
-import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.regex.Pattern;
 
-import com.liveodds.push.settings.Durations;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.liveodds.push.partner.PartnerAnswer;
+import com.liveodds.push.partner.PartnerClient;
+import com.liveodds.push.partner.PartnerHealth;
+import com.liveodds.push.partner.PartnerTls;
 import com.nimbusds.oauth2.sdk.ClientCredentialsGrant;
-import com.nimbusds.oauth2.sdk.ErrorObject;
-import com.nimbusds.oauth2.sdk.ParseException;
 import com.nimbusds.oauth2.sdk.TokenRequest;
-import com.nimbusds.oauth2.sdk.TokenResponse;
 import com.nimbusds.oauth2.sdk.auth.ClientSecretPost;
 import com.nimbusds.oauth2.sdk.auth.Secret;
-import com.nimbusds.oauth2.sdk.http.HTTPRequest;
-import com.nimbusds.oauth2.sdk.http.HTTPResponse;
 import com.nimbusds.oauth2.sdk.id.ClientID;
-import com.nimbusds.oauth2.sdk.token.AccessToken;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,25 +32,34 @@ import org.slf4j.LoggerFactory;
  * The partner's OAuth 2.0 client-credentials token, shared by every push. Fetched on first need,
  * renewed in the background once less than min(refresh margin, half its lifetime) remains, one fetch in flight at
  * a time, and never handed out past its expiry. A 401 from the partner invalidates the token it rejected.
+ * The request goes through the {@link PartnerClient} (same TLS, same whole-attempt time-out, answer read up to 64 KiB);
+ * each outcome is reported to the {@code partner} readiness check.
  */
 public class PartnerTokenProvider {
 
     private static final Logger LOG = LoggerFactory.getLogger(PartnerTokenProvider.class);
     /** A token this close to expiry is not handed out: it could expire on the wire. */
     private static final Duration EXPIRY_SAFETY = Duration.ofSeconds(1);
-    /** Used when the token response has no expires_in: short enough to be safe with any real lifetime. */
+    /** Used when the token response has no usable expires_in: short enough to be safe with any real lifetime. */
     private static final Duration UNKNOWN_LIFETIME = Duration.ofSeconds(60);
+    /** Contract section 10: however large expires_in is. */
+    private static final Duration MAX_LIFETIME = Duration.ofHours(24);
     private static final Duration MIN_RETRY = Duration.ofMillis(500);
     private static final Duration MAX_RETRY = Duration.ofSeconds(30);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** An OAuth error code worth naming in a log (RFC 6749 codes are short snake case). */
+    private static final Pattern ERROR_CODE = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
     private URI tokenEndpoint;
     private String clientId;
     private String clientSecret;
     private String audience;
     private Duration refreshMargin = Duration.ofSeconds(60);
-    private int httpTimeoutMillis = 10_000;
+    private PartnerClient client;
+    /** Whether {@link #client} was made here (and is stopped here) rather than given. */
+    private boolean ownClient;
+    private PartnerHealth health = new PartnerHealth();
     private final Clock clock;
-    private final ReentrantLock fetchLock = new ReentrantLock();
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "partner-token-renewal");
         t.setDaemon(true);
@@ -58,6 +69,8 @@ public class PartnerTokenProvider {
     private volatile CachedToken cached;
     private volatile Instant lastFailureAt = Instant.MIN;
     private volatile String lastFailure;
+    /** The one fetch in flight, or null; guarded by this. */
+    private CompletableFuture<CachedToken> inFlight;
     private ScheduledFuture<?> renewal;
     private int consecutiveFailures;
 
@@ -65,6 +78,7 @@ public class PartnerTokenProvider {
         this.clock = Clock.systemUTC();
     }
 
+    /** Plain use and tests: its own client with the JVM's TLS and this whole-attempt time-out. */
     public PartnerTokenProvider(URI tokenEndpoint, String clientId, String clientSecret, String audience,
                                 Duration refreshMargin, Duration httpTimeout, Clock clock) {
         this.tokenEndpoint = tokenEndpoint;
@@ -72,7 +86,8 @@ public class PartnerTokenProvider {
         this.clientSecret = clientSecret;
         this.audience = audience;
         this.refreshMargin = refreshMargin;
-        this.httpTimeoutMillis = (int) Math.max(1, httpTimeout.toMillis());
+        this.client = new PartnerClient(null, httpTimeout, 1, new PartnerTls(), health);
+        this.ownClient = true;
         this.clock = clock;
     }
 
@@ -93,16 +108,27 @@ public class PartnerTokenProvider {
         this.audience = audience;
     }
 
-    public void setRefreshMargin(String refreshMargin) {
-        this.refreshMargin = Durations.parse(refreshMargin);
+    public void setRefreshMargin(Duration refreshMargin) {
+        this.refreshMargin = refreshMargin;
     }
 
-    public void setHttpTimeout(String httpTimeout) {
-        this.httpTimeoutMillis = (int) Math.max(1, Durations.parse(httpTimeout).toMillis());
+    /** The partner connection: its TLS and time-out apply to the token request too. */
+    public void setClient(PartnerClient client) {
+        this.client = client;
+    }
+
+    /** Told of every token request's outcome and of the token's expiry. */
+    public void setHealth(PartnerHealth health) {
+        this.health = health;
     }
 
     public void stop() {
         scheduler.shutdownNow();
+        synchronized (this) {
+            if (ownClient) {
+                client.stop();
+            }
+        }
     }
 
     /** The value for the {@code Authorization} header. */
@@ -110,26 +136,32 @@ public class PartnerTokenProvider {
         return "Bearer " + token();
     }
 
-    /** A valid token, fetching one (once for all callers) when there is none. */
+    /**
+     * A valid token, fetching one (once for all callers) when there is none; blocks for at most the client's time-out.
+     *
+     * @throws TokenUnavailableException when none can be had
+     */
     public String token() {
+        try {
+            return tokenAsync().join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof TokenUnavailableException unavailable) {
+                throw unavailable;
+            }
+            throw new TokenUnavailableException("partner token unavailable: " + e.getCause(), e.getCause());
+        }
+    }
+
+    /**
+     * A valid token without holding a thread: completes at once when one is cached, else with the one fetch in flight
+     * (shared by every caller); fails with {@link TokenUnavailableException}.
+     */
+    public CompletableFuture<String> tokenAsync() {
         CachedToken current = cached;
         if (isUsable(current)) {
-            return current.value();
+            return CompletableFuture.completedFuture(current.value());
         }
-        fetchLock.lock();
-        try {
-            current = cached;
-            if (isUsable(current)) {
-                return current.value();
-            }
-            // callers that queued behind a failed fetch do not hammer a failing token endpoint
-            if (Duration.between(lastFailureAt, clock.instant()).compareTo(MIN_RETRY) < 0) {
-                throw new TokenUnavailableException("partner token unavailable: " + lastFailure);
-            }
-            return fetch().value();
-        } finally {
-            fetchLock.unlock();
-        }
+        return shared(false).thenApply(CachedToken::value);
     }
 
     /** The partner answered 401 with this token: forget it (unless a newer one has replaced it already). */
@@ -137,6 +169,7 @@ public class PartnerTokenProvider {
         CachedToken current = cached;
         if (current != null && current.value().equals(rejectedToken)) {
             cached = null;
+            health.tokenExpiresAt(null);
             LOG.warn("Partner rejected the current token (401); fetching a new one");
         }
     }
@@ -151,55 +184,132 @@ public class PartnerTokenProvider {
         return token != null && clock.instant().plus(EXPIRY_SAFETY).isBefore(token.expiresAt());
     }
 
-    private CachedToken fetch() {
-        Instant requestedAt = clock.instant();
-        try {
-            ClientSecretPost clientAuth = new ClientSecretPost(new ClientID(clientId), new Secret(clientSecret));
-            TokenRequest request = new TokenRequest.Builder(tokenEndpoint, clientAuth, new ClientCredentialsGrant())
-                    .customParameter("audience", audience)
-                    .build();
-            HTTPRequest http = request.toHTTPRequest();
-            http.setConnectTimeout(httpTimeoutMillis);
-            http.setReadTimeout(httpTimeoutMillis);
-            HTTPResponse response = http.send();
-            TokenResponse tokenResponse = parse(response);
-            if (!tokenResponse.indicatesSuccess()) {
-                ErrorObject error = tokenResponse.toErrorResponse().getErrorObject();
-                throw failure("token endpoint answered HTTP " + response.getStatusCode()
-                        + (error.getCode() != null ? " " + error.getCode() : ""), null);
+    /** The fetch in flight, or a new one; a caller that is not the renewal gets a cached token or a recent failure. */
+    private synchronized CompletableFuture<CachedToken> shared(boolean renewing) {
+        if (inFlight != null) {
+            return inFlight;
+        }
+        if (!renewing) {
+            CachedToken current = cached;
+            if (isUsable(current)) {
+                return CompletableFuture.completedFuture(current);
             }
-            AccessToken accessToken = tokenResponse.toSuccessResponse().getTokens().getAccessToken();
-            Duration lifetime = accessToken.getLifetime() > 0 ? Duration.ofSeconds(accessToken.getLifetime()) : UNKNOWN_LIFETIME;
-            CachedToken token = new CachedToken(accessToken.getValue(), requestedAt.plus(lifetime));
-            cached = token;
-            consecutiveFailures = 0;
-            lastFailure = null;
-            Duration margin = refreshMargin.compareTo(lifetime.dividedBy(2)) < 0 ? refreshMargin : lifetime.dividedBy(2);
-            Duration renewIn = lifetime.minus(margin);
-            LOG.info("Partner token obtained from {} (valid {}s, renewal in {}s)", tokenEndpoint, lifetime.toSeconds(), renewIn.toSeconds());
-            scheduleRenewal(renewIn);
-            return token;
-        } catch (IOException e) {
-            throw failure("token endpoint unreachable: " + e.getClass().getSimpleName()
-                    + (e.getMessage() != null ? " " + e.getMessage() : ""), e);
+            // callers right behind a failed fetch do not hammer a failing token endpoint
+            if (Duration.between(lastFailureAt, clock.instant()).compareTo(MIN_RETRY) < 0) {
+                return CompletableFuture.failedFuture(new TokenUnavailableException("partner token unavailable: " + lastFailure));
+            }
         }
-    }
-
-    private static TokenResponse parse(HTTPResponse response) {
+        CompletableFuture<CachedToken> fetch;
         try {
-            return TokenResponse.parse(response);
-        } catch (ParseException e) {
-            throw new TokenUnavailableException("token endpoint answered HTTP " + response.getStatusCode()
-                    + " with no valid OAuth token response");
+            fetch = fetch();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e instanceof TokenUnavailableException ? e
+                    : failure("token request not sendable: " + e.getClass().getSimpleName()));
+        }
+        inFlight = fetch;
+        fetch.whenComplete((token, error) -> {
+            synchronized (this) {
+                if (inFlight == fetch) {
+                    inFlight = null;
+                }
+            }
+        });
+        return fetch;
+    }
+
+    private CompletableFuture<CachedToken> fetch() {
+        PartnerClient connection = client();
+        Instant requestedAt = clock.instant();
+        ClientSecretPost clientAuth = new ClientSecretPost(new ClientID(clientId), new Secret(clientSecret));
+        String form = new TokenRequest.Builder(tokenEndpoint, clientAuth, new ClientCredentialsGrant())
+                .customParameter("audience", audience)
+                .build().toHTTPRequest().getBody();
+        return connection.send(tokenEndpoint, "application/x-www-form-urlencoded", form.getBytes(StandardCharsets.UTF_8),
+                PartnerClient.READ_LIMIT).thenApply(answer -> accept(answer, requestedAt));
+    }
+
+    private CachedToken accept(PartnerAnswer answer, Instant requestedAt) {
+        if (answer.status() == 0) {
+            throw failure("token endpoint unreachable: " + answer.error());
+        }
+        JsonNode json = parse(answer.body());
+        if (!answer.isSuccess()) {
+            throw failure("token endpoint answered HTTP " + answer.status() + errorCode(json));
+        }
+        JsonNode accessToken = json == null ? null : json.get("access_token");
+        JsonNode type = json == null ? null : json.get("token_type");
+        if (accessToken == null || !accessToken.isTextual() || accessToken.asText().isEmpty()
+                || (type != null && !"bearer".equalsIgnoreCase(type.asText()))) {
+            throw failure("token endpoint answered HTTP " + answer.status() + " with no valid OAuth bearer token response");
+        }
+        Duration lifetime = lifetime(json.get("expires_in"));
+        CachedToken token = new CachedToken(accessToken.asText(), requestedAt.plus(lifetime));
+        cached = token;
+        lastFailure = null;
+        health.succeeded();
+        health.tokenExpiresAt(token.expiresAt());
+        Duration margin = refreshMargin.compareTo(lifetime.dividedBy(2)) < 0 ? refreshMargin : lifetime.dividedBy(2);
+        Duration renewIn = lifetime.minus(margin);
+        LOG.info("Partner token obtained from {} (valid {}s, renewal in {}s)", tokenEndpoint, lifetime.toSeconds(), renewIn.toSeconds());
+        scheduleRenewal(renewIn);
+        return token;
+    }
+
+    /**
+     * {@code expires_in} in seconds, never an error: a number or a numeric string, capped at 24 h; absent, zero,
+     * negative or not a number gives a 60 s lifetime.
+     */
+    static Duration lifetime(JsonNode expiresIn) {
+        double seconds;
+        if (expiresIn != null && expiresIn.isNumber()) {
+            seconds = expiresIn.doubleValue();
+        } else if (expiresIn != null && expiresIn.isTextual()) {
+            try {
+                seconds = Double.parseDouble(expiresIn.asText().trim());
+            } catch (NumberFormatException notANumber) {
+                return UNKNOWN_LIFETIME;
+            }
+        } else {
+            return UNKNOWN_LIFETIME;
+        }
+        if (!(seconds > 0)) {
+            return UNKNOWN_LIFETIME;
+        }
+        if (seconds >= MAX_LIFETIME.toSeconds()) {
+            return MAX_LIFETIME;
+        }
+        return Duration.ofMillis((long) (seconds * 1000));
+    }
+
+    private static JsonNode parse(String body) {
+        if (body == null) {
+            return null;
+        }
+        try {
+            JsonNode json = JSON.readTree(body);
+            return json != null && json.isObject() ? json : null;
+        } catch (JsonProcessingException notJson) {
+            return null;
         }
     }
 
-    private TokenUnavailableException failure(String why, Throwable cause) {
+    /** The OAuth {@code error} code when it looks like one and is not the secret echoed back. */
+    private String errorCode(JsonNode json) {
+        JsonNode error = json == null ? null : json.get("error");
+        if (error == null || !error.isTextual()) {
+            return "";
+        }
+        String code = error.asText();
+        boolean echoesSecret = clientSecret != null && !clientSecret.isEmpty() && code.contains(clientSecret);
+        return ERROR_CODE.matcher(code).matches() && !echoesSecret ? " " + code : "";
+    }
+
+    private TokenUnavailableException failure(String why) {
         lastFailureAt = clock.instant();
         lastFailure = why;
+        health.failed("token request: " + why);
         LOG.warn("Partner token request to {} failed: {}", tokenEndpoint, why);
-        return cause == null ? new TokenUnavailableException("partner token unavailable: " + why)
-                : new TokenUnavailableException("partner token unavailable: " + why, cause);
+        return new TokenUnavailableException("partner token unavailable: " + why);
     }
 
     private synchronized void scheduleRenewal(Duration delay) {
@@ -213,16 +323,28 @@ public class PartnerTokenProvider {
     }
 
     private void renew() {
-        fetchLock.lock();
-        try {
-            fetch();
-        } catch (RuntimeException e) {
-            consecutiveFailures++;
-            long backoff = Math.min(MAX_RETRY.toMillis(), MIN_RETRY.toMillis() << Math.min(consecutiveFailures, 10));
+        shared(true).whenComplete((token, error) -> {
+            if (error == null) {
+                synchronized (this) {
+                    consecutiveFailures = 0;
+                }
+                return;
+            }
+            long backoff;
+            synchronized (this) {
+                consecutiveFailures++;
+                backoff = Math.min(MAX_RETRY.toMillis(), MIN_RETRY.toMillis() << Math.min(consecutiveFailures, 10));
+            }
             scheduleRenewal(Duration.ofMillis(backoff));
-        } finally {
-            fetchLock.unlock();
+        });
+    }
+
+    private synchronized PartnerClient client() {
+        if (client == null) {
+            client = new PartnerClient(null, Duration.ofSeconds(10), 1, new PartnerTls(), health);
+            ownClient = true;
         }
+        return client;
     }
 
     private static String stripSlash(String url) {

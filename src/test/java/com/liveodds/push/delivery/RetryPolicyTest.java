@@ -8,6 +8,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 
 import com.liveodds.push.delivery.RetryPolicy.Action;
+import com.liveodds.push.partner.PartnerAnswer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -20,15 +21,15 @@ class RetryPolicyTest {
     @ParameterizedTest
     @ValueSource(ints = {200, 201, 202, 204})
     void anyTwoHundredIsDelivered(int status) {
-        assertThat(policy.decide(status, null, 1, start, start, false).action()).isEqualTo(Action.DELIVERED);
+        assertThat(policy.decide(answer(status, null, null), 1, start, start, false).action()).isEqualTo(Action.DELIVERED);
     }
 
     @Test
     void firstUnauthorizedRetriesAtOnceThenBacksOff() {
-        RetryPolicy.Decision first = policy.decide(401, null, 1, start, start, false);
+        RetryPolicy.Decision first = policy.decide(answer(401, null, null), 1, start, start, false);
         assertThat(first.action()).isEqualTo(Action.RETRY);
         assertThat(first.delay()).isZero();
-        RetryPolicy.Decision second = policy.decide(401, null, 2, start, start, true);
+        RetryPolicy.Decision second = policy.decide(answer(401, null, null), 2, start, start, true);
         assertThat(second.action()).isEqualTo(Action.RETRY);
         assertThat(second.delay()).isPositive();
     }
@@ -36,15 +37,15 @@ class RetryPolicyTest {
     @ParameterizedTest
     @ValueSource(ints = {0, 408, 429, 500, 502, 503, 504})
     void transientFailuresRetryWithBackoff(int status) {
-        RetryPolicy.Decision d = policy.decide(status, null, 1, start, start, false);
+        RetryPolicy.Decision d = policy.decide(answer(status, null, null), 1, start, start, false);
         assertThat(d.action()).isEqualTo(Action.RETRY);
         assertThat(d.delay()).isBetween(Duration.ofMillis(50), Duration.ofMillis(100));
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {400, 403, 404, 409, 410, 413, 422, 301})
+    @ValueSource(ints = {400, 403, 404, 409, 410, 413, 422})
     void otherStatusesDeadLetterAtOnce(int status) {
-        RetryPolicy.Decision d = policy.decide(status, null, 1, start, start, false);
+        RetryPolicy.Decision d = policy.decide(answer(status, null, null), 1, start, start, false);
         assertThat(d.action()).isEqualTo(Action.DEAD_LETTER);
         assertThat(d.reason()).contains("HTTP " + status);
     }
@@ -60,17 +61,66 @@ class RetryPolicyTest {
 
     @Test
     void retryAfterInSecondsOrAsHttpDateIsHonoured() {
-        assertThat(policy.decide(429, "7", 1, start, start, false).delay()).isEqualTo(Duration.ofSeconds(7));
+        assertThat(policy.decide(answer(429, "7", null), 1, start, start, false).delay()).isEqualTo(Duration.ofSeconds(7));
         String date = DateTimeFormatter.RFC_1123_DATE_TIME.format(start.plusSeconds(12).atOffset(ZoneOffset.UTC));
-        assertThat(policy.decide(503, date, 1, start, start, false).delay()).isEqualTo(Duration.ofSeconds(12));
-        assertThat(policy.decide(503, "garbage", 1, start, start, false).delay()).isLessThan(Duration.ofSeconds(1));
+        assertThat(policy.decide(answer(503, date, null), 1, start, start, false).delay()).isEqualTo(Duration.ofSeconds(12));
+        assertThat(policy.decide(answer(503, "garbage", null), 1, start, start, false).delay()).isLessThan(Duration.ofSeconds(1));
     }
 
     @Test
-    void theRetryBudgetEndsInADeadLetter() {
-        Instant late = start.plusSeconds(59);
-        RetryPolicy.Decision d = policy.decide(503, "5", 30, start, late, false);
+    void aWaitIsCutToTheBudgetLeftSoTheLastAttemptIsAtItsEnd() {
+        RetryPolicy.Decision last = policy.decide(answer(503, "5", null), 30, start, start.plusSeconds(59), false);
+        assertThat(last.action()).isEqualTo(Action.RETRY);
+        assertThat(last.delay()).isEqualTo(Duration.ofSeconds(1));
+
+        RetryPolicy.Decision d = policy.decide(answer(503, "5", null), 31, start, start.plusSeconds(60), false);
         assertThat(d.action()).isEqualTo(Action.DEAD_LETTER);
         assertThat(d.reason()).contains("retry budget");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"99999999999999999999", "9223372036854775807", "Fri, 31 Dec 9999 23:59:59 GMT"})
+    void anAbsurdlyLongRetryAfterIsCappedAtTheBudgetLeft(String retryAfter) {
+        RetryPolicy.Decision d = policy.decide(answer(429, retryAfter, null), 1, start, start.plusSeconds(20), false);
+        assertThat(d.action()).isEqualTo(Action.RETRY);
+        assertThat(d.delay()).isEqualTo(Duration.ofSeconds(40));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"-5", "1.5", "garbage", "", "  ", "Thu, 01 Jan 1970 00:00:00 GMT", "Mon, 99 Foo 2026 99:99:99 GMT",
+            "12abc"})
+    void aRetryAfterInThePastOrUnreadableNeverRaisesAndFallsBackToTheBackoff(String retryAfter) {
+        RetryPolicy.Decision d = policy.decide(answer(503, retryAfter, null), 1, start, start, false);
+        assertThat(d.action()).isEqualTo(Action.RETRY);
+        assertThat(d.delay()).isBetween(Duration.ofMillis(50), Duration.ofMillis(100));
+    }
+
+    @Test
+    void anHttpDateInThePastMeansNow() {
+        assertThat(RetryPolicy.parseRetryAfter("Thu, 01 Jan 1970 00:00:00 GMT", start)).isZero();
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {301, 302, 303, 307, 308})
+    void aRedirectIsDeadLetteredAtOnceNamingItsLocation(int status) {
+        RetryPolicy.Decision d = policy.decide(answer(status, null, "https://elsewhere.example/v1/odds"), 1, start, start, false);
+        assertThat(d.action()).isEqualTo(Action.DEAD_LETTER);
+        assertThat(d.reason()).isEqualTo("HTTP " + status + " redirect to https://elsewhere.example/v1/odds is not followed");
+    }
+
+    @Test
+    void aLocationCannotForgeALogLine() {
+        RetryPolicy.Decision d = policy.decide(answer(302, null, "https://x.example/\nERROR forged"), 1, start, start, false);
+        assertThat(d.reason()).doesNotContain("\n").contains("https://x.example/?ERROR forged");
+    }
+
+    @Test
+    void noAnswerIsRetried() {
+        PartnerAnswer timeout = new PartnerAnswer(0, null, null, null, "no complete answer within 10000 ms", true);
+        assertThat(policy.decide(timeout, 1, start, start, false).action()).isEqualTo(Action.RETRY);
+    }
+
+    private static PartnerAnswer answer(int status, String retryAfter, String location) {
+        return new PartnerAnswer(status, retryAfter, location, null, null, false);
     }
 }

@@ -12,20 +12,26 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import com.liveodds.push.support.CapturedLogs;
 import com.liveodds.push.support.WireMockPartner;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The token bean against a real token endpoint on loopback (WireMock). */
 class PartnerTokenProviderTest {
@@ -51,7 +57,7 @@ class PartnerTokenProviderTest {
 
     private PartnerTokenProvider provider(Duration margin) {
         provider = new PartnerTokenProvider(URI.create(partner.authUrl() + "/oauth/token"), "client-7", "very-secret",
-                "https://partner.example/api", margin, Duration.ofSeconds(2), Clock.systemUTC());
+                "https://partner.example/api", margin, Duration.ofSeconds(5), Clock.systemUTC());
         return provider;
     }
 
@@ -137,6 +143,52 @@ class PartnerTokenProviderTest {
         provider = new PartnerTokenProvider(URI.create("http://127.0.0.1:1/oauth/token"), "c", "s", "a",
                 Duration.ofSeconds(60), Duration.ofSeconds(1), Clock.systemUTC());
         assertThatThrownBy(provider::token).isInstanceOf(TokenUnavailableException.class).hasMessageContaining("unreachable");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "1e30                      | 86400000",
+            "99999999999999999999999   | 86400000",
+            "86401                     | 86400000",
+            "3600                      | 3600000",
+            "1.5                       | 1500",
+            "'\"3600\"'              | 3600000",
+            "-5                        | 60000",
+            "0                         | 60000",
+            "'\"soon\"'              | 60000",
+            "true                      | 60000",
+            "null                      | 60000",
+            "'{\"a\":1}'             | 60000"})
+    void anyExpiresInGivesALifetimeCappedAt24Hours(String expiresIn, long millis) throws Exception {
+        JsonNode value = new ObjectMapper().readTree("{\"expires_in\":" + expiresIn + "}").get("expires_in");
+        assertThat(PartnerTokenProvider.lifetime(value)).isEqualTo(Duration.ofMillis(millis));
+        assertThat(PartnerTokenProvider.lifetime(null)).isEqualTo(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void anAbsurdExpiresInFromTheEndpointIsATokenForADay() {
+        partner.server().stubFor(post(urlEqualTo("/auth/oauth/token")).willReturn(aResponse().withStatus(200)
+                .withHeader("Content-Type", "application/json")
+                .withBody("{\"access_token\":\"long\",\"token_type\":\"Bearer\",\"expires_in\":1e30}")));
+        PartnerTokenProvider tokens = provider(Duration.ofSeconds(60));
+        assertThat(tokens.token()).isEqualTo("long");
+        assertThat(tokens.expiresAt()).isBetween(Instant.now().plus(Duration.ofHours(23)), Instant.now().plus(Duration.ofHours(24)));
+    }
+
+    @Test
+    void tokenAsyncSharesTheOneFetchWithoutHoldingAThread() {
+        partner.server().stubFor(post(urlEqualTo("/auth/oauth/token")).willReturn(aResponse().withStatus(200)
+                .withFixedDelay(300).withHeader("Content-Type", "application/json")
+                .withBody("{\"access_token\":\"async\",\"token_type\":\"Bearer\",\"expires_in\":3600}")));
+        PartnerTokenProvider tokens = provider(Duration.ofSeconds(60));
+        List<CompletableFuture<String>> waiting = new ArrayList<>();
+        for (int i = 0; i < 500; i++) {
+            waiting.add(tokens.tokenAsync());
+        }
+        assertThat(waiting).noneMatch(CompletableFuture::isDone);
+        assertThat(waiting).allMatch(f -> f.join().equals("async"));
+        assertThat(partner.tokenRequests()).hasSize(1);
+        assertThat(tokens.tokenAsync()).isCompletedWithValue("async");
     }
 
     private static Map<String, String> form(String body) {

@@ -1,0 +1,114 @@
+package com.liveodds.push.partner;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import com.liveodds.push.status.PartnerState;
+import com.liveodds.push.status.PartnerStatus;
+import org.apache.camel.health.HealthCheckResultBuilder;
+import org.apache.camel.impl.health.AbstractHealthCheck;
+
+/**
+ * Readiness check {@code partner} (contract section 10): DOWN once requests to the partner (token requests, pushes,
+ * heartbeats) have kept failing for {@code liveodds.partner.down-after} with no success in between; UP again at the
+ * next success. A request succeeds when the partner takes it (2xx, or a usable token); any other outcome is a failure,
+ * so a partner that refuses everything (every push 404 behind a wrong base URL, 403, 429) turns it DOWN too, while
+ * one 422 among accepted pushes never does. Measured from the first failure after the last success, so a single
+ * failure after a quiet hour is not an outage.
+ */
+public class PartnerHealth extends AbstractHealthCheck implements PartnerState {
+
+    private static final long NONE = Long.MIN_VALUE;
+
+    private volatile long downAfterNanos = Duration.ofSeconds(30).toNanos();
+    /** nanoTime of the first failure since the last success, or NONE while the last outcome was a success. */
+    private final AtomicLong failingSince = new AtomicLong(NONE);
+    private volatile long lastSuccessMillis = NONE;
+    private volatile long lastFailureMillis = NONE;
+    private volatile String lastError;
+    private volatile Instant tokenExpiresAt;
+
+    public PartnerHealth() {
+        super("liveodds", "partner");
+    }
+
+    /** {@code 30s} by default; {@code 0} turns the check off (always UP). */
+    public void setDownAfter(Duration downAfter) {
+        this.downAfterNanos = downAfter.toNanos();
+    }
+
+    @Override
+    public boolean isLiveness() {
+        return false;
+    }
+
+    /** The partner took a request. */
+    public void succeeded() {
+        lastSuccessMillis = System.currentTimeMillis();
+        if (failingSince.get() != NONE) {
+            failingSince.set(NONE);
+        }
+    }
+
+    /** A request to the partner failed; {@code why} is for an operator and never holds a secret. */
+    public void failed(String why) {
+        lastFailureMillis = System.currentTimeMillis();
+        lastError = why;
+        if (failingSince.get() == NONE) {
+            failingSince.compareAndSet(NONE, System.nanoTime());
+        }
+    }
+
+    /** Reports one attempt's answer: 2xx is a success, anything else a failure. */
+    public void answered(PartnerAnswer answer) {
+        if (answer.isSuccess()) {
+            succeeded();
+        } else {
+            failed(answer.status() == 0 ? answer.error() : "HTTP " + answer.status());
+        }
+    }
+
+    /** The current access token expires then; null when there is none. */
+    public void tokenExpiresAt(Instant expiresAt) {
+        this.tokenExpiresAt = expiresAt;
+    }
+
+    public boolean isUp() {
+        long since = failingSince.get();
+        return downAfterNanos == 0 || since == NONE || System.nanoTime() - since < downAfterNanos;
+    }
+
+    @Override
+    public PartnerStatus partner() {
+        Instant expiresAt = tokenExpiresAt;
+        Duration expiresIn = expiresAt == null ? null : Duration.between(Instant.now(), expiresAt);
+        return new PartnerStatus(isUp(), instant(lastSuccessMillis), instant(lastFailureMillis), lastError,
+                expiresIn == null || expiresIn.isNegative() ? null : expiresIn);
+    }
+
+    @Override
+    protected void doCall(HealthCheckResultBuilder builder, Map<String, Object> options) {
+        PartnerStatus status = partner();
+        if (status.lastSuccess() != null) {
+            builder.detail("last.success", status.lastSuccess().toString());
+        }
+        if (status.lastFailure() != null) {
+            builder.detail("last.failure", status.lastFailure().toString());
+            builder.detail("last.error", status.lastError());
+        }
+        long since = failingSince.get();
+        if (status.up() || since == NONE) {
+            builder.up();
+        } else {
+            long failingForS = Duration.ofNanos(System.nanoTime() - since).toSeconds();
+            builder.message("nothing sent to the partner has succeeded for " + failingForS + "s; last error: "
+                    + status.lastError()).down();
+        }
+    }
+
+    private static Instant instant(long millis) {
+        return millis == NONE ? null : Instant.ofEpochMilli(millis);
+    }
+}

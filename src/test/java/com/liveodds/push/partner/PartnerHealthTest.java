@@ -1,0 +1,84 @@
+package com.liveodds.push.partner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+
+import org.apache.camel.health.HealthCheck;
+import org.apache.camel.health.HealthCheckResultBuilder;
+import org.junit.jupiter.api.Test;
+
+/** The readiness check alone: DOWN only after down-after of failures with no success, UP at the next success. */
+class PartnerHealthTest {
+
+    private static final Duration DOWN_AFTER = Duration.ofMillis(500);
+
+    private PartnerHealth health() {
+        PartnerHealth health = new PartnerHealth();
+        health.setDownAfter(DOWN_AFTER);
+        return health;
+    }
+
+    @Test
+    void downOnlyAfterDownAfterOfFailuresThenUpAtTheNextSuccess() {
+        PartnerHealth health = health();
+        long started = System.nanoTime();
+        health.failed("HTTP 503");
+        assertThat(health.isUp()).as("one failure is not an outage").isTrue();
+
+        await().atMost(Duration.ofSeconds(3)).until(() -> !health.isUp());
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(DOWN_AFTER);
+        HealthCheck.Result down = call(health);
+        assertThat(down.getState()).isEqualTo(HealthCheck.State.DOWN);
+        assertThat(down.getMessage()).hasValueSatisfying(m -> assertThat(m).contains("HTTP 503"));
+
+        health.succeeded();
+        assertThat(health.isUp()).isTrue();
+        assertThat(call(health).getState()).isEqualTo(HealthCheck.State.UP);
+    }
+
+    @Test
+    void aSuccessWithinDownAfterKeepsItUp() {
+        PartnerHealth health = health();
+        health.failed("time-out");
+        await().pollDelay(Duration.ofMillis(300)).until(() -> true);
+        health.succeeded();
+        health.failed("time-out");
+        await().pollDelay(Duration.ofMillis(300)).until(() -> true);
+        assertThat(health.isUp()).as("failing for 300 ms since the last success").isTrue();
+    }
+
+    @Test
+    void nothingSentIsNotDown() {
+        PartnerHealth health = health();
+        await().pollDelay(DOWN_AFTER.multipliedBy(2)).until(() -> true);
+        assertThat(health.isUp()).isTrue();
+        assertThat(health.partner().lastSuccess()).isNull();
+        assertThat(health.partner().lastFailure()).isNull();
+    }
+
+    @Test
+    void statusReportsWhatTheCheckSaw() {
+        PartnerHealth health = health();
+        health.tokenExpiresAt(Instant.now().plusSeconds(120));
+        health.answered(new PartnerAnswer(0, null, null, null, "cannot connect: ConnectException", false));
+        health.answered(new PartnerAnswer(202, null, null, null, null, false));
+        var status = health.partner();
+        assertThat(status.up()).isTrue();
+        assertThat(status.lastSuccess()).isNotNull();
+        assertThat(status.lastFailure()).isNotNull();
+        assertThat(status.lastError()).isEqualTo("cannot connect: ConnectException");
+        assertThat(status.tokenExpiresIn()).isBetween(Duration.ofSeconds(100), Duration.ofSeconds(120));
+        assertThat(health.isLiveness()).isFalse();
+        assertThat(health.getId()).isEqualTo("partner");
+    }
+
+    private static HealthCheck.Result call(PartnerHealth health) {
+        HealthCheckResultBuilder builder = HealthCheckResultBuilder.on(health);
+        health.doCall(builder, Map.of());
+        return builder.build();
+    }
+}
