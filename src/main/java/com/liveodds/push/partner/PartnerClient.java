@@ -133,10 +133,6 @@ public class PartnerClient implements CamelContextAware {
         return camelContext;
     }
 
-    public Duration timeout() {
-        return timeout;
-    }
-
     public PartnerHealth health() {
         return health;
     }
