@@ -6,10 +6,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 
-import com.liveodds.push.settings.Durations;
 import com.liveodds.push.settings.StartupSettings;
 import org.apache.camel.CamelContext;
-import org.apache.camel.component.http.HttpComponent;
 import org.apache.camel.main.BaseMainSupport;
 import org.apache.camel.main.MainListenerSupport;
 import org.apache.camel.spi.PropertiesComponent;
@@ -18,8 +16,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The one camel-main hook of the bundle: before the route files are read, adds the derived settings (sandbox or
- * real partner, active source) on top of the user's, and gives camel-http the per-attempt time-out. Everything
- * else is in {@code routes/}.
+ * real partner, active source) on top of the user's. Everything else is in {@code routes/}.
  */
 public class LiveoddsSettings extends MainListenerSupport {
 
@@ -35,16 +32,6 @@ public class LiveoddsSettings extends MainListenerSupport {
         PropertiesComponent properties = context.getPropertiesComponent();
         Map<String, String> derived = StartupSettings.derive(key -> properties.resolveProperty(key).orElse(null));
         derived.forEach(properties::addOverrideProperty);
-
-        long timeoutMillis = Durations.parse(properties.resolveProperty("liveodds.delivery.timeout").orElse("10s")).toMillis();
-        HttpComponent http = context.getComponent("http", HttpComponent.class);
-        http.setConnectTimeout(timeoutMillis);
-        http.setConnectionRequestTimeout(timeoutMillis);
-        http.setResponseTimeout(timeoutMillis);
-        http.setSoTimeout(timeoutMillis);
-        // HttpClient would otherwise retry 503/429 itself, sleeping out Retry-After on the lane where our retry
-        // policy, its budget, its logging and shutdown cannot see it
-        http.setAutomaticRetriesDisabled(true);
 
         if (Boolean.parseBoolean(derived.get("liveodds.sandbox.enabled"))) {
             String port = properties.resolveProperty("camel.server.port").orElse("8080");
