@@ -31,6 +31,11 @@ class HeartbeatTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long INTERVAL_MS = 2000;
     private static final long TOLERANCE_MS = 500;
+    /**
+     * The interval counts from when a push is sent; the partner logs when it arrives, which can lag by a varying
+     * connect and scheduling delay on a loaded machine, so two arrivals can be a little closer than the interval.
+     */
+    private static final long ARRIVAL_JITTER_MS = 200;
 
     private static RunningService start(WireMockPartner partner, String maxSilence) {
         return RunningService.builder().partner(partner.baseUrl(), partner.authUrl())
@@ -51,7 +56,7 @@ class HeartbeatTest {
                 List<LoggedRequest> pushes = pushesTo(partner, match);
                 assertThat(pushes.get(0).getHeader("Idempotency-Key")).startsWith("idle-");
                 for (long gap : gaps(pushes)) {
-                    assertThat(gap).isBetween(INTERVAL_MS - 50, INTERVAL_MS + TOLERANCE_MS);
+                    assertThat(gap).isBetween(INTERVAL_MS - ARRIVAL_JITTER_MS, INTERVAL_MS + TOLERANCE_MS);
                 }
             }
             LoggedRequest heartbeat = heartbeats(partner, "match:101").get(0);
@@ -75,7 +80,7 @@ class HeartbeatTest {
             service.drop("slow-001.json", Messages.odds("slow-1", Messages.external("6", 106)));
             await().atMost(Duration.ofSeconds(20)).until(() -> heartbeats(partner, "match:106").size() >= 4);
             for (long gap : gaps(heartbeats(partner, "match:106"))) {
-                assertThat(gap).isBetween(INTERVAL_MS - 50, INTERVAL_MS + TOLERANCE_MS);
+                assertThat(gap).isBetween(INTERVAL_MS - ARRIVAL_JITTER_MS, INTERVAL_MS + TOLERANCE_MS);
             }
         }
     }
@@ -100,7 +105,7 @@ class HeartbeatTest {
             List<LoggedRequest> pushes = pushesTo(partner, "match:103");
             long lastOdds = pushes.stream().filter(r -> r.getUrl().endsWith("/odds")).mapToLong(r -> r.getLoggedDate().getTime()).max().orElseThrow();
             long firstHeartbeat = heartbeats(partner, "match:103").get(0).getLoggedDate().getTime();
-            assertThat(firstHeartbeat - lastOdds).isBetween(INTERVAL_MS - 50, INTERVAL_MS + TOLERANCE_MS);
+            assertThat(firstHeartbeat - lastOdds).isBetween(INTERVAL_MS - ARRIVAL_JITTER_MS, INTERVAL_MS + TOLERANCE_MS);
         } finally {
             producer.shutdownNow();
         }
