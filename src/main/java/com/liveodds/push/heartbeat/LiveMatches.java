@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import com.liveodds.push.settings.Durations;
+import com.liveodds.push.status.MatchStatus;
+import com.liveodds.push.status.MatchStatuses;
 
 /**
  * The matches this instance pushes to, and for each: messages not yet finished, when the last push went out, when
@@ -16,7 +18,7 @@ import com.liveodds.push.settings.Durations;
  * upstream message for it. A heartbeat starts only when the match has nothing waiting or in retry, and a push
  * waits for a heartbeat already on the wire, so the two never cross.
  */
-public class LiveMatches {
+public class LiveMatches implements MatchStatuses {
 
     private volatile long intervalNanos = Duration.ofSeconds(5).toNanos();
     private volatile long liveForNanos = Duration.ofMinutes(30).toNanos();
@@ -77,6 +79,8 @@ public class LiveMatches {
         if (state != null) {
             synchronized (state) {
                 state.lastPushNanos = System.nanoTime();
+                state.lastPushAt = Instant.now();
+                state.attempts++;
             }
         }
     }
@@ -91,6 +95,7 @@ public class LiveMatches {
         synchronized (state) {
             state.pending = Math.max(0, state.pending - 1);
             state.live |= Boolean.TRUE.equals(delivered);
+            state.attempts = 0;
         }
     }
 
@@ -114,6 +119,7 @@ public class LiveMatches {
                 if (state.live && state.pending == 0 && !state.heartbeatInFlight && now - state.lastPushNanos >= intervalNanos) {
                     state.heartbeatInFlight = true;
                     state.lastPushNanos = now;
+                    state.lastPushAt = Instant.now();
                     due.add(entry.getKey());
                 }
             }
@@ -159,10 +165,33 @@ public class LiveMatches {
         return state != null && state.live;
     }
 
+    /**
+     * For the status page until the delivery core reports it: live matches and matches with messages waiting. A match
+     * whose push is on its second attempt or later counts as in retry; the last answer is not known here.
+     */
+    @Override
+    public List<MatchStatus> matches() {
+        long now = System.nanoTime();
+        List<MatchStatus> statuses = new ArrayList<>();
+        matches.forEach((matchId, state) -> {
+            synchronized (state) {
+                if (state.live || state.pending > 0) {
+                    Duration nextHeartbeat = state.live && state.pending == 0
+                            ? Duration.ofNanos(Math.max(0, intervalNanos - (now - state.lastPushNanos))) : null;
+                    statuses.add(new MatchStatus(matchId, state.pending, state.attempts > 1, state.attempts, state.lastPushAt,
+                            null, null, nextHeartbeat));
+                }
+            }
+        });
+        return statuses;
+    }
+
     private static final class MatchState {
         int pending;
         boolean live;
         boolean heartbeatInFlight;
+        int attempts;
+        Instant lastPushAt;
         long lastPushNanos = System.nanoTime();
         long lastUpstreamNanos = System.nanoTime();
     }
