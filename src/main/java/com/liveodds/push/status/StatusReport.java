@@ -36,12 +36,13 @@ public class StatusReport implements CamelContextAware {
             .thenComparing(Comparator.comparingInt(MatchStatus::backlog).reversed())
             .thenComparing(MatchStatus::lastPushAt, Comparator.nullsFirst(Comparator.naturalOrder()))
             .thenComparing(MatchStatus::matchId);
-    private static final Map<String, String> TOTALS = Map.of(
-            "delivered", "liveodds.pushes.delivered",
-            "retried", "liveodds.pushes.retried",
-            "dead_lettered", "liveodds.pushes.dead_lettered",
-            "rejected", "liveodds.messages.rejected",
-            "heartbeats", "liveodds.heartbeats.delivered");
+    /** Each total and the counter it reads. */
+    private static final List<Map.Entry<String, String>> TOTALS = List.of(
+            Map.entry("delivered", "liveodds.pushes.delivered"),
+            Map.entry("retried", "liveodds.pushes.retried"),
+            Map.entry("dead_lettered", "liveodds.pushes.dead_lettered"),
+            Map.entry("rejected", "liveodds.messages.rejected"),
+            Map.entry("heartbeats", "liveodds.heartbeats.delivered"));
 
     private final ObjectMapper mapper = new ObjectMapper();
     private CamelContext camelContext;
@@ -150,10 +151,10 @@ public class StatusReport implements CamelContextAware {
     private ObjectNode totals() {
         ObjectNode totals = mapper.createObjectNode();
         MeterRegistry registry = Meters.registry(camelContext);
-        for (String total : List.of("delivered", "retried", "dead_lettered", "rejected", "heartbeats")) {
+        for (Map.Entry<String, String> total : TOTALS) {
             double count = registry == null ? 0
-                    : registry.find(TOTALS.get(total)).counters().stream().mapToDouble(Counter::count).sum();
-            totals.put(total, (long) count);
+                    : registry.find(total.getValue()).counters().stream().mapToDouble(Counter::count).sum();
+            totals.put(total.getKey(), (long) count);
         }
         return totals;
     }
