@@ -39,6 +39,8 @@ public final class LiveoddsPush {
             }
         }
         Path homeDir = Path.of(home).toAbsolutePath().normalize();
+        // logback starts with the first log line and reads liveodds.log.format from this folder (ops.LogFormat)
+        System.setProperty("liveodds.home", homeDir.toString());
         try {
             Properties file = loadProperties(homeDir.resolve("application.properties"));
             StartupSettings.derive(key -> lookup(file, key));

@@ -5,6 +5,7 @@ import java.util.List;
 
 import com.liveodds.push.deadletter.DeadLetterStore.DeadLetter;
 import com.liveodds.push.delivery.DeliveryState;
+import com.liveodds.push.ops.MessageLogContext;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
 import org.apache.camel.Exchange;
@@ -35,12 +36,13 @@ public class DeadLetterReplay implements CamelContextAware {
 
     /**
      * @param matchId   only dead letters of this match ({@code match:123}), or null
-     * @param messageId only the dead letter of this message, or null
+     * @param id        only the dead letter of this message_id, or with this id (its file name: a letter without a
+     *                  usable message_id can be replayed too), or null
      */
-    public synchronized Report replay(String matchId, String messageId) throws IOException {
+    public synchronized Report replay(String matchId, String id) throws IOException {
         List<DeadLetter> chosen = store.list().stream()
                 .filter(l -> blank(matchId) || matchId.equals(l.matchId()))
-                .filter(l -> blank(messageId) || messageId.equals(l.messageId()))
+                .filter(l -> blank(id) || id.equals(l.messageId()) || id.equals(l.id()))
                 .toList();
         int delivered = 0;
         int failedAgain = 0;
@@ -50,12 +52,17 @@ public class DeadLetterReplay implements CamelContextAware {
                 notRun++;
                 continue;
             }
+            try (var log = MessageLogContext.of(letter.matchId(), letter.messageId())) {
+                LOG.info("Replaying dead letter {}", letter.id());
+            }
             Exchange result = template().send(replayEndpoint, ExchangePattern.InOut,
                     e -> e.getMessage().setBody(letter.upstreamBody()));
             if (result.getException() != null) {
                 // the pipeline did not finish (shutdown, storage error): keep the letter for a later replay
                 notRun++;
-                LOG.warn("Replay of dead letter {} did not complete: {}", letter.file().getFileName(), result.getException().getMessage());
+                try (var log = MessageLogContext.of(letter.matchId(), letter.messageId())) {
+                    LOG.warn("Replay of dead letter {} did not complete: {}", letter.id(), result.getException().getMessage());
+                }
                 continue;
             }
             DeliveryState state = result.getVariable(DeliveryState.VARIABLE, DeliveryState.class);

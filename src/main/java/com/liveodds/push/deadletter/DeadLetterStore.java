@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -23,6 +24,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.liveodds.push.delivery.DeliveryState;
 import com.liveodds.push.delivery.Push;
 import com.liveodds.push.ingest.UpstreamJson;
+import com.liveodds.push.ops.MessageLogContext;
 import com.liveodds.push.settings.Timestamps;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,9 +43,45 @@ public class DeadLetterStore {
     private final Path dir;
     private final ObjectMapper mapper = UpstreamJson.mapper().enable(SerializationFeature.INDENT_OUTPUT);
     private final AtomicLong counter = new AtomicLong();
+    // records in the store, for the metric and the status page: listed once, then kept up to date by write and
+    // remove (and set again whenever the store is listed anyway), so a scrape never lists a big folder
+    private final AtomicLong count = new AtomicLong(-1);
 
     public DeadLetterStore(String dir) {
         this.dir = Path.of(dir);
+    }
+
+    /** Records in the store. */
+    public long count() {
+        long known = count.get();
+        if (known >= 0) {
+            return known;
+        }
+        synchronized (count) {
+            if (count.get() < 0) {
+                count.set(names().size());
+            }
+            return count.get();
+        }
+    }
+
+    /** The newest {@code limit} dead letters, newest first; only those files are read. */
+    public List<Summary> newest(int limit) {
+        List<String> names = names();
+        count.set(names.size());
+        List<Summary> newest = new ArrayList<>();
+        for (int i = names.size() - 1; i >= 0 && newest.size() < limit; i--) {
+            Path file = dir.resolve(names.get(i));
+            try {
+                JsonNode entry = mapper.readTree(file.toFile());
+                newest.add(new Summary(names.get(i), entry.path("message_id").asText(null), entry.path("match_id").asText(null),
+                        entry.path("message_type").asText(null), entry.path("reason").asText(null),
+                        entry.path("dead_lettered_at").asText(null)));
+            } catch (IOException e) {
+                // removed meanwhile (a replay) or unreadable: not shown
+            }
+        }
+        return newest;
     }
 
     /** An upstream message that broke the envelope rules. */
@@ -112,11 +150,27 @@ public class DeadLetterStore {
             }
         }
         letters.sort(Comparator.comparing(l -> l.file().getFileName().toString()));
+        count.set(letters.size());
         return letters;
     }
 
     public void remove(DeadLetter letter) throws IOException {
-        Files.deleteIfExists(letter.file());
+        if (Files.deleteIfExists(letter.file()) && count.get() > 0) {
+            count.decrementAndGet();
+        }
+    }
+
+    /** File names of the records, oldest first. */
+    private List<String> names() {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".json") && !n.startsWith(".")).sorted().toList();
+        } catch (IOException e) {
+            LOG.warn("Cannot list the dead-letter store {}: {}", dir, e.getMessage());
+            return List.of();
+        }
     }
 
     private Path write(ObjectNode entry, String upstreamBody, JsonNode parsedBody, Instant receivedAt, String messageId) {
@@ -140,7 +194,12 @@ public class DeadLetterStore {
             }
             Path target = dir.resolve(name);
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-            LOG.warn("Dead letter {}: {}", target.getFileName(), entry.path("reason").asText());
+            if (count.get() >= 0) {
+                count.incrementAndGet();
+            }
+            try (var log = MessageLogContext.of(textOr(entry, "match_id"), messageId)) {
+                LOG.warn("Dead letter {}: {}", target.getFileName(), entry.path("reason").asText());
+            }
             return target;
         } catch (IOException e) {
             // the caller must not acknowledge the source message: it stays upstream and comes again
@@ -181,5 +240,14 @@ public class DeadLetterStore {
 
     /** One stored dead letter, as replay needs it. */
     public record DeadLetter(Path file, String messageId, String matchId, String fightId, String kind, String upstreamBody) {
+
+        /** What replay and the status page name it by: its file name, unique in the store. */
+        public String id() {
+            return file.getFileName().toString();
+        }
+    }
+
+    /** One stored dead letter, as the status page lists it; {@code id} is its file name. */
+    public record Summary(String id, String messageId, String matchId, String type, String reason, String at) {
     }
 }

@@ -25,13 +25,20 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     public static ServiceProcess start(Map<String, String> settings, Path log) {
+        return start(settings, Map.of(), log);
+    }
+
+    /** With environment variables on top of this JVM's (LIVEODDS_... settings). */
+    public static ServiceProcess start(Map<String, String> settings, Map<String, String> environment, Path log) {
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-cp", System.getProperty("java.class.path")));
         settings.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add(LiveoddsPush.class.getName());
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+            builder.environment().putAll(environment);
+            Process process = builder.start();
             return new ServiceProcess(process, log);
         } catch (IOException e) {
             throw new UncheckedIOException(e);

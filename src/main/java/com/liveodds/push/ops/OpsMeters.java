@@ -1,0 +1,52 @@
+package com.liveodds.push.ops;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.function.ToDoubleFunction;
+
+import com.liveodds.push.deadletter.DeadLetterStore;
+import com.liveodds.push.heartbeat.UpstreamLiveness;
+import com.liveodds.push.status.PartnerState;
+import com.liveodds.push.token.PartnerTokenProvider;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.camel.CamelContext;
+
+/**
+ * The gauges an operator alerts on that no delivery step records, read at scrape time from the beans that know
+ * (found by type, so their names may change): {@code liveodds_token_expires_in_seconds} (NaN while there is no
+ * token), {@code liveodds_dead_letters}, and {@code liveodds_upstream_up} / {@code liveodds_partner_up} (1 or 0, the
+ * readiness checks {@code upstream} and {@code partner} as numbers; NaN while no partner connection reports).
+ * Nothing here runs per message.
+ */
+public class OpsMeters {
+
+    /** Registers the gauges; call once the context has started its services (the metrics registry exists then). */
+    public void register(CamelContext context) {
+        MeterRegistry registry = Meters.registry(context);
+        find(context, PartnerTokenProvider.class).ifPresent(tokens -> gauge(registry, "liveodds.token.expires_in", "seconds",
+                "Life left of the partner access token (NaN: no token)", tokens, OpsMeters::secondsLeft));
+        find(context, DeadLetterStore.class).ifPresent(store -> gauge(registry, "liveodds.dead_letters", null,
+                "Records in the dead-letter store", store, DeadLetterStore::count));
+        find(context, UpstreamLiveness.class).ifPresent(upstream -> gauge(registry, "liveodds.upstream.up", null,
+                "1 while upstream speaks (readiness check upstream), 0 while it is silent", upstream,
+                u -> u.isSpeaking() ? 1 : 0));
+        // the partner connection may be registered after this bean: looked up at scrape time
+        gauge(registry, "liveodds.partner.up", null, "1 while the readiness check partner is UP, 0 while it is DOWN",
+                context, c -> find(c, PartnerState.class).map(p -> p.partner().up() ? 1.0 : 0.0).orElse(Double.NaN));
+    }
+
+    static double secondsLeft(PartnerTokenProvider tokens) {
+        Instant expiresAt = tokens.expiresAt();
+        return expiresAt == null ? Double.NaN : Duration.between(Instant.now(), expiresAt).toMillis() / 1000.0;
+    }
+
+    private static <T> void gauge(MeterRegistry registry, String name, String unit, String help, T source, ToDoubleFunction<T> value) {
+        Gauge.builder(name, source, value).baseUnit(unit).description(help).strongReference(true).register(registry);
+    }
+
+    private static <T> Optional<T> find(CamelContext context, Class<T> type) {
+        return context.getRegistry().findByType(type).stream().findFirst();
+    }
+}

@@ -1,0 +1,52 @@
+package com.liveodds.push.deadletter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import org.junit.jupiter.api.Test;
+
+/** The store's count (for the metric and the status page) and its newest letters, without listing on every read. */
+class DeadLetterStoreTest {
+
+    @Test
+    void countIsListedOnceThenFollowsWritesAndRemovals() throws Exception {
+        Path dir = Files.createTempDirectory("dead-letters");
+        new DeadLetterStore(dir.toString()).rejected("{\"message_id\":\"old-1\"}", "left from a previous run");
+        DeadLetterStore store = new DeadLetterStore(dir.toString());
+        assertThat(store.count()).isEqualTo(1);
+
+        store.rejected("{\"message_id\":\"m-2\",\"message_type\":\"odds\"}", "missing field odds_type");
+        store.rejected("not json", "not JSON");
+        assertThat(store.count()).isEqualTo(3);
+
+        // a file dropped by hand is not seen until the store is listed again (a scrape never lists the folder)
+        Files.writeString(dir.resolve("20000101T000000000Z-00000000-by-hand.json"), "{\"message_id\":\"by-hand\"}");
+        assertThat(store.count()).isEqualTo(3);
+        assertThat(store.list()).hasSize(4);
+        assertThat(store.count()).isEqualTo(4);
+
+        store.remove(store.list().get(0));
+        assertThat(store.count()).isEqualTo(3);
+        store.remove(new DeadLetterStore.DeadLetter(dir.resolve("gone.json"), null, null, null, "rejected", null));
+        assertThat(store.count()).as("removing what is not there changes nothing").isEqualTo(3);
+    }
+
+    @Test
+    void newestComeFirstWithTheirFileNameAsId() throws Exception {
+        Path dir = Files.createTempDirectory("dead-letters");
+        DeadLetterStore store = new DeadLetterStore(dir.toString());
+        assertThat(store.newest(50)).isEmpty();
+        for (int i = 1; i <= 5; i++) {
+            store.rejected("{\"message_id\":\"m-" + i + "\",\"message_type\":\"odds\"}", "reason " + i);
+        }
+        var newest = store.newest(3);
+        assertThat(newest).extracting(DeadLetterStore.Summary::messageId).containsExactly("m-5", "m-4", "m-3");
+        assertThat(newest.get(0).reason()).isEqualTo("reason 5");
+        assertThat(newest.get(0).type()).isEqualTo("odds");
+        assertThat(newest.get(0).at()).isNotBlank();
+        assertThat(dir.resolve(newest.get(0).id())).exists();
+        assertThat(store.list()).extracting(DeadLetterStore.DeadLetter::id).contains(newest.get(0).id());
+    }
+}

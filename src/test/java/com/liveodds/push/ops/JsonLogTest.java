@@ -1,0 +1,130 @@
+package com.liveodds.push.ops;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.LoggingEvent;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.liveodds.push.support.Messages;
+import com.liveodds.push.support.RunningService;
+import com.liveodds.push.support.ServiceProcess;
+import com.liveodds.push.support.WireMockPartner;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/** {@code liveodds.log.format=json}: every line a JSON object, lines about a message carry its match and message id. */
+class JsonLogTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void theServiceStartedWithTheEnvironmentVariableWritesOnlyJsonLines() throws Exception {
+        Path work = Files.createTempDirectory("json-log");
+        Files.createDirectories(work.resolve("inbox"));
+        try (WireMockPartner partner = new WireMockPartner().acceptingEverything()) {
+            partner.server().stubFor(post(urlPathMatching("/partner/v1/liveodds/.*")).atPriority(1)
+                    .withHeader("Idempotency-Key", equalTo("refused-7")).willReturn(aResponse().withStatus(422)));
+            Map<String, String> settings = new LinkedHashMap<>();
+            settings.put("liveodds.partner.id", "42");
+            settings.put("liveodds.partner.base-url", partner.baseUrl());
+            settings.put("liveodds.partner.auth-url", partner.authUrl());
+            settings.put("liveodds.partner.client-id", "c");
+            settings.put("liveodds.partner.client-secret", "s");
+            settings.put("liveodds.source.file.dir", work.resolve("inbox").toString());
+            settings.put("liveodds.source.file.poll-delay", "50");
+            settings.put("liveodds.dead-letter.dir", work.resolve("dead-letter").toString());
+            settings.put("camel.server.port", Integer.toString(RunningService.freePort()));
+            settings.put("camel.management.port", Integer.toString(RunningService.freePort()));
+            settings.put("camel.server.host", "127.0.0.1");
+            Path log = work.resolve("service.log");
+            try (ServiceProcess service = ServiceProcess.start(settings, Map.of("LIVEODDS_LOG_FORMAT", "json"), log)) {
+                Files.writeString(work.resolve("inbox/a.json"), Messages.odds("refused-7", Messages.external("7", 4242)));
+                // an odds message without odds_type: rejected at ingest, with its message_id known
+                Files.writeString(work.resolve("inbox/b.json"), Messages.message("odds", "no-type-8", Messages.external("8", 4243)));
+                await().atMost(Duration.ofSeconds(60)).until(() -> service.log().contains("no-type-8") && service.log().contains("refused-7"));
+                service.terminate(Duration.ofSeconds(20));
+            }
+            List<JsonNode> lines = new ArrayList<>();
+            for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                if (line.startsWith("WARNING: ") || line.isBlank()) {
+                    continue; // the JVM's own stderr notices (java.lang.System::load and the like), not the service's log
+                }
+                JsonNode json = JSON.readTree(line);
+                assertThat(json.isObject()).as("a JSON object per line: %s", line).isTrue();
+                assertThat(json.path("time").asText()).matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z");
+                assertThat(json.has("level") && json.has("logger") && json.has("thread") && json.has("message")).as(line).isTrue();
+                lines.add(json);
+            }
+            assertThat(lines).hasSizeGreaterThan(10);
+            JsonNode deadLetter = lines.stream().filter(l -> l.path("message").asText().startsWith("Dead letter")
+                    && "refused-7".equals(l.path("message_id").asText())).findFirst().orElseThrow();
+            assertThat(deadLetter.path("match_id").asText()).isEqualTo("match:4242");
+            JsonNode rejected = lines.stream().filter(l -> l.path("message").asText().startsWith("Dead letter")
+                    && "no-type-8".equals(l.path("message_id").asText())).findFirst().orElseThrow();
+            assertThat(rejected.has("match_id")).as("not resolved for a rejected message").isFalse();
+        }
+    }
+
+    @Test
+    void aLineKeepsItsMessageIdsAndItsStackTraceOnOneLine() throws Exception {
+        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+        LogEncoder encoder = new LogEncoder();
+        encoder.setContext(context);
+        encoder.setFormat("json");
+        encoder.setPattern("%msg%n");
+        encoder.start();
+        Logger logger = context.getLogger("liveodds.test");
+        String line;
+        try (var ids = MessageLogContext.of("match:1", "m-1\nforged line")) {
+            LoggingEvent event = new LoggingEvent("x", logger, Level.WARN, "push {} failed\nsecond line",
+                    new IllegalStateException("boom"), new Object[] {"m-1"});
+            line = new String(encoder.encode(event), StandardCharsets.UTF_8);
+        }
+        assertThat(MDC.get(MessageLogContext.MESSAGE_ID)).as("closed: the ids are gone").isNull();
+        assertThat(line).endsWith("\n");
+        assertThat(line.substring(0, line.length() - 1)).doesNotContain("\n");
+        JsonNode json = JSON.readTree(line);
+        assertThat(Instant.parse(json.path("time").asText())).isNotNull();
+        assertThat(json.path("level").asText()).isEqualTo("WARN");
+        assertThat(json.path("logger").asText()).isEqualTo("liveodds.test");
+        assertThat(json.path("message").asText()).isEqualTo("push m-1 failed\nsecond line");
+        assertThat(json.path("match_id").asText()).isEqualTo("match:1");
+        assertThat(json.path("message_id").asText()).isEqualTo("m-1\nforged line");
+        assertThat(json.path("error").asText()).contains("IllegalStateException: boom").contains("at com.liveodds");
+    }
+
+    @Test
+    void textStaysTheDefaultAndTheSettingIsReadFromTheConfigurationFolder() throws Exception {
+        Path home = Files.createTempDirectory("log-format");
+        System.setProperty("liveodds.home", home.toString());
+        try {
+            assertThat(new LogFormat().getPropertyValue()).isEqualTo(System.getenv("LIVEODDS_LOG_FORMAT") == null ? "text" : "json");
+            Files.writeString(home.resolve("application.properties"), "liveodds.log.format = json\n");
+            assertThat(new LogFormat().getPropertyValue()).isEqualTo("json");
+            System.setProperty("liveodds.log.format", "text");
+            assertThat(new LogFormat().getPropertyValue()).as("a system property wins").isEqualTo("text");
+        } finally {
+            System.clearProperty("liveodds.home");
+            System.clearProperty("liveodds.log.format");
+        }
+    }
+}

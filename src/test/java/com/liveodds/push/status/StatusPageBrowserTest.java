@@ -1,0 +1,125 @@
+package com.liveodds.push.status;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import com.github.tomakehurst.wiremock.stubbing.StubMapping;
+import com.liveodds.push.support.Messages;
+import com.liveodds.push.support.RunningService;
+import com.liveodds.push.support.WireMockPartner;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+/**
+ * The status page in a real headless Chromium against the real service: an operator logs in with the admin token,
+ * sees the stuck match first among a dozen live ones, replays a dead letter from its button and sees it delivered.
+ * Needs Debian's chromium and chromium-driver (installed by .ci/run); without them the test is skipped, except on
+ * CI ({@code CI=true}) where it fails.
+ */
+class StatusPageBrowserTest {
+
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final String ADMIN_TOKEN = "ops-admin-token-7f3a";
+    private static final long STUCK = 9001;
+
+    @Test
+    void operatorSeesTheStuckMatchFirstAndReplaysADeadLetter() throws Exception {
+        requireBrowser();
+        List<Long> live = java.util.stream.LongStream.rangeClosed(STUCK + 1, STUCK + 13).boxed().toList();
+        long rejectedMatch = live.get(12);
+        try (WireMockPartner partner = new WireMockPartner().acceptingEverything()) {
+            partner.server().stubFor(post(urlPathMatching("/partner/v1/liveodds/42/match:" + STUCK + "/.*")).atPriority(1)
+                    .willReturn(aResponse().withStatus(503).withBody("{\"error\":\"maintenance\"}")));
+            StubMapping refuse = partner.server().stubFor(post(urlPathMatching("/partner/v1/liveodds/.*")).atPriority(1)
+                    .withHeader("Idempotency-Key", equalTo("bad-0001"))
+                    .willReturn(aResponse().withStatus(422).withBody("{\"error\":\"unknown market\"}")));
+            try (RunningService service = RunningService.builder().partner(partner.baseUrl(), partner.authUrl())
+                    .set("liveodds.admin.tokens", ADMIN_TOKEN).start()) {
+                for (int i = 0; i < 12; i++) {
+                    service.drop(String.format("a%02d.json", i), Messages.odds("ok-" + i, Messages.external("f" + i, live.get(i))));
+                }
+                service.drop("b01.json", Messages.odds("stuck-1", Messages.external("stuck", STUCK)));
+                service.drop("b02.json", Messages.odds("stuck-2", Messages.external("stuck", STUCK)));
+                service.drop("c01.json", Messages.odds("bad-0001", Messages.external("bad", rejectedMatch)));
+                await().atMost(Duration.ofSeconds(20)).until(() -> partner.pushes("odds").size() >= 14 && service.deadLetterCount() == 1);
+
+                WebDriver browser = browser();
+                try {
+                    browser.manage().window().setSize(new Dimension(1440, 900));
+                    browser.get("http://127.0.0.1:" + service.serverPort() + "/status");
+                    browser.findElement(By.id("token")).sendKeys(ADMIN_TOKEN);
+                    browser.findElement(By.id("login-button")).click();
+
+                    await().atMost(Duration.ofSeconds(10)).until(() -> rows(browser, "matches").size() == 13
+                            && "in retry".equals(cells(rows(browser, "matches").get(0)).get(2)));
+                    WebElement first = rows(browser, "matches").get(0);
+                    assertThat(first.getAttribute("data-match")).isEqualTo("match:" + STUCK);
+                    assertThat(cells(first).get(1)).isEqualTo("2");
+                    assertThat(first.getAttribute("class")).contains("retry");
+                    assertThat(browser.findElement(By.id("partner-detail")).getText()).doesNotContain(ADMIN_TOKEN);
+                    List<WebElement> letters = rows(browser, "dead-letters");
+                    assertThat(letters).hasSize(1);
+                    assertThat(cells(letters.get(0)).get(1)).isEqualTo("match:" + rejectedMatch);
+                    Files.write(Path.of("target", "status-page.png"), ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
+
+                    partner.server().removeStub(refuse);
+                    letters.get(0).findElement(By.cssSelector("button.replay")).click();
+                    await().atMost(Duration.ofSeconds(15)).until(() ->
+                            browser.findElement(By.id("replay-result")).getText().contains("delivered")
+                                    && rows(browser, "dead-letters").isEmpty());
+                    assertThat(partner.pushes("odds")).filteredOn(r -> "bad-0001".equals(r.getHeader("Idempotency-Key"))).hasSize(2);
+                    assertThat(service.deadLetterCount()).isZero();
+                    Files.write(Path.of("target", "status-page-after-replay.png"), ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
+                } finally {
+                    browser.quit();
+                }
+            }
+        }
+    }
+
+    private static List<WebElement> rows(WebDriver browser, String table) {
+        return browser.findElements(By.cssSelector("#" + table + " tbody tr"));
+    }
+
+    private static List<String> cells(WebElement row) {
+        return row.findElements(By.tagName("td")).stream().map(WebElement::getText).toList();
+    }
+
+    static void requireBrowser() {
+        boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
+        if (!present && "true".equals(System.getenv("CI"))) {
+            throw new AssertionError("CI needs " + CHROMIUM + " and " + CHROMEDRIVER + " (Debian chromium, chromium-driver; .ci/run installs them)");
+        }
+        Assumptions.assumeTrue(present, "no " + CHROMIUM + " / " + CHROMEDRIVER + " on this machine");
+    }
+
+    /** Both paths given, so Selenium Manager never looks for a browser or a driver on the network. */
+    static WebDriver browser() throws Exception {
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--user-data-dir=" + Files.createTempDirectory("chromium-profile"));
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort().build();
+        return new ChromeDriver(service, options);
+    }
+}
