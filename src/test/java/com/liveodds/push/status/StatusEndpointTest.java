@@ -77,7 +77,8 @@ class StatusEndpointTest {
                 JsonNode stuck = status.path("matches").get(0);
                 assertThat(stuck.path("match_id").asText()).isEqualTo("match:" + STUCK);
                 assertThat(stuck.path("backlog").asInt()).isEqualTo(2);
-                assertThat(stuck.path("attempts").asInt()).isGreaterThan(1);
+                assertThat(stuck.path("attempts").asInt()).isPositive();
+                assertThat(stuck.path("last_status").asInt()).isEqualTo(503);
                 assertThat(stuck.path("next_heartbeat_in_s").isNull()).isTrue();
                 assertThat(fieldNames(stuck)).containsExactly("match_id", "backlog", "in_retry", "attempts", "last_push_at",
                         "last_status", "last_error", "next_heartbeat_in_s");
