@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 import com.liveodds.push.heartbeat.LiveMatches;
+import com.liveodds.push.ops.MessageLogContext;
 import com.liveodds.push.ops.Meters;
 import com.liveodds.push.partner.PartnerAnswer;
 import com.liveodds.push.partner.PartnerClient;
@@ -119,8 +120,14 @@ public class PushAttempt extends AsyncProcessorSupport implements CamelContextAw
     }
 
     private void judge(Exchange exchange, DeliveryState state, PartnerAnswer answer) {
-        state.answered(answer);
         Push push = state.getPush();
+        try (var log = MessageLogContext.of(push.matchId(), push.messageId())) {
+            judge(exchange, state, push, answer);
+        }
+    }
+
+    private void judge(Exchange exchange, DeliveryState state, Push push, PartnerAnswer answer) {
+        state.answered(answer);
         if (answer.status() == 401 && state.tokenInUse() != null) {
             tokens.invalidate(state.tokenInUse());
         }
