@@ -60,6 +60,7 @@ public class PartnerTokenProvider {
     private volatile String lastFailure;
     private ScheduledFuture<?> renewal;
     private int consecutiveFailures;
+    private com.liveodds.push.ops.SecretMask secretMask = new com.liveodds.push.ops.SecretMask();
 
     public PartnerTokenProvider() {
         this.clock = Clock.systemUTC();
@@ -99,6 +100,11 @@ public class PartnerTokenProvider {
 
     public void setHttpTimeout(String httpTimeout) {
         this.httpTimeoutMillis = (int) Math.max(1, Durations.parse(httpTimeout).toMillis());
+    }
+
+    /** Every token handed out is registered there, so a partner echoing it never puts it into a dead letter. */
+    public void setSecretMask(com.liveodds.push.ops.SecretMask secretMask) {
+        this.secretMask = secretMask;
     }
 
     public void stop() {
@@ -170,6 +176,7 @@ public class PartnerTokenProvider {
             }
             AccessToken accessToken = tokenResponse.toSuccessResponse().getTokens().getAccessToken();
             Duration lifetime = accessToken.getLifetime() > 0 ? Duration.ofSeconds(accessToken.getLifetime()) : UNKNOWN_LIFETIME;
+            secretMask.register(accessToken.getValue());
             CachedToken token = new CachedToken(accessToken.getValue(), requestedAt.plus(lifetime));
             cached = token;
             consecutiveFailures = 0;
