@@ -123,6 +123,11 @@ public class BearerAuthenticator {
         return !isAuthorized(authorization);
     }
 
+    /** True when a check may wait on the network (a JWKS download): callers on an event loop run it elsewhere. */
+    public boolean mayBlock() {
+        return "jwt".equals(mode);
+    }
+
     private void startStatic() {
         List<byte[]> hashes = Arrays.stream(tokens == null ? new String[0] : tokens.split(","))
                 .map(String::trim).filter(t -> !t.isEmpty()).map(BearerAuthenticator::sha256).toList();

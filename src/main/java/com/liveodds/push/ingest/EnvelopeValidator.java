@@ -37,7 +37,7 @@ public class EnvelopeValidator {
     private final ObjectMapper mapper = UpstreamJson.mapper();
 
     /** The message as its source received it: bytes that must be UTF-8. */
-    public UpstreamMessage validate(byte[] body) {
+    public UpstreamMessage validateRaw(byte[] body) {
         return validate(decodeUtf8(body));
     }
 

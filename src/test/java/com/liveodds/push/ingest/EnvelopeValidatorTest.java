@@ -66,10 +66,10 @@ class EnvelopeValidatorTest {
     @Test
     void utf8BytesWithOrWithoutAByteOrderMarkAreAccepted() {
         byte[] utf8 = VALID.getBytes(StandardCharsets.UTF_8);
-        assertThat(validator.validate(utf8).fightMetadata().path("note").asText()).isEqualTo("Jos\u00e9 \u0141\u00f3d\u017a");
+        assertThat(validator.validateRaw(utf8).fightMetadata().path("note").asText()).isEqualTo("Jos\u00e9 \u0141\u00f3d\u017a");
         byte[] withBom = concat(new byte[] {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF}, utf8);
-        assertThat(validator.validate(withBom).messageId()).isEqualTo("m-1");
-        assertThat(validator.validate(utf8).raw()).as("decimals exact").contains("1.50");
+        assertThat(validator.validateRaw(withBom).messageId()).isEqualTo("m-1");
+        assertThat(validator.validateRaw(utf8).raw()).as("decimals exact").contains("1.50");
     }
 
     @Test
@@ -93,7 +93,7 @@ class EnvelopeValidatorTest {
 
     @Test
     void trailingWhitespaceIsFine() {
-        assertThat(validator.validate(("\r\n  " + VALID + " \n\t\r\n").getBytes(StandardCharsets.UTF_8)).messageId()).isEqualTo("m-1");
+        assertThat(validator.validateRaw(("\r\n  " + VALID + " \n\t\r\n").getBytes(StandardCharsets.UTF_8)).messageId()).isEqualTo("m-1");
     }
 
     @Test
@@ -162,7 +162,7 @@ class EnvelopeValidatorTest {
 
     private RejectedMessageException rejection(byte[] body) {
         try {
-            validator.validate(body);
+            validator.validateRaw(body);
         } catch (RejectedMessageException e) {
             return e;
         }
