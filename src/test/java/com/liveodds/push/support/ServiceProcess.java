@@ -25,8 +25,13 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     public static ServiceProcess start(Map<String, String> settings, Path log) {
+        return start(settings, log, "512m");
+    }
+
+    /** With the given maximum heap ({@code 384m}: the contract's memory bound). */
+    public static ServiceProcess start(Map<String, String> settings, Path log, String maxHeap) {
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-cp", System.getProperty("java.class.path")));
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + maxHeap, "-cp", System.getProperty("java.class.path")));
         settings.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add(LiveoddsPush.class.getName());
         try {
