@@ -52,6 +52,9 @@ public final class StartupSettings {
                 : !anyPartnerKey;
 
         if (sandbox) {
+            // the embedded default is a demo on this machine: neither port is open to the network unless asked for
+            putDefault(derived, lookup, "camel.server.host", "127.0.0.1");
+            putDefault(derived, lookup, "camel.management.host", "127.0.0.1");
             String port = valueOr(lookup.apply("camel.server.port"), "8080");
             String sandboxUrl = "http://127.0.0.1:" + port + "/sandbox";
             putDefault(derived, lookup, "liveodds.partner.id", SANDBOX_PARTNER_ID);
