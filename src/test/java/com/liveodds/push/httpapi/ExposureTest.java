@@ -43,6 +43,16 @@ class ExposureTest {
             }
             // the real routes are not shadowed
             assertThat(service.request("GET", "/v1/liveodds/1/fixtures", null).statusCode()).isEqualTo(401);
+
+            // the sandbox's token endpoint takes the client credentials from the form body only
+            String form = "grant_type=client_credentials&client_id=sandbox-client&client_secret=sandbox-secret&audience=x";
+            assertThat(tokenRequest(service, "", form, null).statusCode()).isEqualTo(200);
+            assertThat(tokenRequest(service, "?client_secret=sandbox-secret", "grant_type=client_credentials&client_id=sandbox-client&audience=x", null)
+                    .statusCode()).isEqualTo(400);
+            assertThat(tokenRequest(service, "?client_id=sandbox-client&client_secret=sandbox-secret", form, null).statusCode()).isEqualTo(400);
+            HttpResponse<String> inHeaders = tokenRequest(service, "", "grant_type=client_credentials&audience=x", "sandbox-secret");
+            assertThat(inHeaders.statusCode()).isEqualTo(400);
+            assertThat(JSON.readTree(inHeaders.body()).path("error").asText()).isEqualTo("invalid_request");
             assertThat(logs.messages()).isNotEmpty().noneMatch(m -> m.contains("jms-url-secret-1"));
         }
     }
@@ -54,6 +64,15 @@ class ExposureTest {
             assertThat(listenAddress(service.serverPort())).isEqualTo("0.0.0.0");
             assertThat(listenAddress(service.managementPort())).isEqualTo("127.0.0.1");
         }
+    }
+
+    private static HttpResponse<String> tokenRequest(RunningService service, String query, String form, String secretHeader) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.serverPort() + "/sandbox/oauth/token" + query))
+                .header("Content-Type", "application/x-www-form-urlencoded").POST(HttpRequest.BodyPublishers.ofString(form));
+        if (secretHeader != null) {
+            request.header("client_id", "sandbox-client").header("client_secret", secretHeader);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     /** The local address of the listening TCP socket on this port, from /proc/net/tcp (and tcp6). */
