@@ -50,6 +50,10 @@ public class EnvelopeValidator {
         if (!(root instanceof ObjectNode json)) {
             throw new RejectedMessageException(Reason.NOT_OBJECT, "not a JSON object");
         }
+        if (hasLoneSurrogate(json)) {
+            // an escaped half of a UTF-16 pair (\ud800) has no UTF-8 form: it would reach the partner as '?'
+            throw new RejectedMessageException(Reason.BAD_FIELD, "a key or string holds an unpaired surrogate escape (\\uD800-\\uDFFF)");
+        }
         String messageId = messageId(json);
         String messageType = requiredText(json, "message_type");
         if (!PUSHED_TYPES.contains(messageType) && !"alive".equals(messageType)) {
@@ -131,6 +135,38 @@ public class EnvelopeValidator {
         } catch (JsonProcessingException e) {
             throw new RejectedMessageException(Reason.NOT_JSON, "not JSON: " + e.getOriginalMessage());
         }
+    }
+
+    private static boolean hasLoneSurrogate(JsonNode node) {
+        if (node.isTextual()) {
+            return isLoneSurrogate(node.textValue());
+        }
+        for (var fields = node.fields(); fields.hasNext(); ) {
+            var field = fields.next();
+            if (isLoneSurrogate(field.getKey()) || hasLoneSurrogate(field.getValue())) {
+                return true;
+            }
+        }
+        if (node.isArray()) {
+            for (JsonNode item : node) {
+                if (hasLoneSurrogate(item)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean isLoneSurrogate(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Where the first complete JSON value of the text ends, or -1 when it has none (not JSON at all). */

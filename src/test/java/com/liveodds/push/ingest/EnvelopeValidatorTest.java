@@ -139,6 +139,14 @@ class EnvelopeValidatorTest {
     }
 
     @Test
+    void anEscapedLoneSurrogateIsRejectedWhileAPairIsFine() {
+        assertRejected(VALID.replace("Jos\u00e9", "Jos\\ud800"), Reason.BAD_FIELD, "surrogate");
+        assertRejected(VALID.replace("\"markets\"", "\"\\udc00\":1,\"markets\""), Reason.BAD_FIELD, "surrogate");
+        assertThat(validator.validate(VALID.replace("Jos\u00e9", "\\ud83e\\udd4a")).fightMetadata().path("note").asText())
+                .startsWith("\ud83e\udd4a");
+    }
+
+    @Test
     void everyRejectionHasOneOfTheFixedReasons() {
         assertThat(rejection("".getBytes(StandardCharsets.UTF_8)).getReason()).isEqualTo(Reason.EMPTY);
         assertThat(rejection("{\"message_id\":".getBytes(StandardCharsets.UTF_8)).getReason()).isEqualTo(Reason.NOT_JSON);
