@@ -1,8 +1,6 @@
 package com.liveodds.push.deadletter;
 
 import java.io.IOException;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
@@ -26,6 +24,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.liveodds.push.delivery.DeliveryState;
 import com.liveodds.push.delivery.Push;
+import com.liveodds.push.ingest.EnvelopeValidator;
 import com.liveodds.push.ingest.RejectedMessageException;
 import com.liveodds.push.ingest.UpstreamJson;
 import com.liveodds.push.ops.LogSafe;
@@ -242,12 +241,12 @@ public class DeadLetterStore {
     }
 
     private static String utf8OrNull(byte[] bytes) {
+        if (bytes.length == 0) {
+            return "";
+        }
         try {
-            int start = bytes.length >= 3 && (bytes[0] & 0xFF) == 0xEF && (bytes[1] & 0xFF) == 0xBB && (bytes[2] & 0xFF) == 0xBF ? 3 : 0;
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(java.nio.ByteBuffer.wrap(bytes, start, bytes.length - start)).toString();
-        } catch (CharacterCodingException e) {
+            return EnvelopeValidator.decodeUtf8(bytes);
+        } catch (RejectedMessageException notUtf8) {
             return null;
         }
     }

@@ -91,8 +91,8 @@ public class EnvelopeValidator {
         return new UpstreamMessage(messageId, messageType, json, fightMetadata, body);
     }
 
-    /** Strict UTF-8: a byte sequence that is not UTF-8 is refused, never turned into U+FFFD. */
-    static String decodeUtf8(byte[] body) {
+    /** Strict UTF-8 (a UTF-8 byte-order mark skipped): a byte sequence that is not UTF-8 is refused, never turned into U+FFFD. */
+    public static String decodeUtf8(byte[] body) {
         if (body == null || body.length == 0) {
             throw new RejectedMessageException(Reason.EMPTY, "empty message");
         }

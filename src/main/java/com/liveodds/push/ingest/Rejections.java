@@ -30,12 +30,6 @@ public class Rejections implements CamelContextAware {
                 .increment();
     }
 
-    /** What has been counted for a reason so far (the status endpoint's totals, tests). */
-    public double count(Reason reason) {
-        Counter counter = counters.get(reason);
-        return counter == null ? 0 : counter.count();
-    }
-
     private MeterRegistry registry() {
         MeterRegistry r = registry;
         if (r == null) {

@@ -58,11 +58,6 @@ public class IngestGate extends RoutePolicySupport {
         this.serverMaxBody = Durations.parseBytes(serverMaxBody);
     }
 
-    /** Bytes counted now (tests, status). */
-    public long receivingBytes() {
-        return receiving.get();
-    }
-
     @Override
     public synchronized void onStart(Route route) {
         Router router = route.getCamelContext().getRegistry().findByType(VertxPlatformHttpRouter.class).stream()
