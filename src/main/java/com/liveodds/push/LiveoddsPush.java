@@ -61,7 +61,8 @@ public final class LiveoddsPush {
         main.addOverrideProperty("liveodds.home", homeDir.toString());
         main.addOverrideProperty("camel.main.routes-include-pattern", "file:" + homeDir.resolve("routes") + "/*.yaml");
         // camel-main maps environment variables of its own keys only for some prefixes; these are ours to honour
-        for (String key : List.of("camel.server.host", "camel.server.port", "camel.management.port")) {
+        for (String key : List.of("camel.server.host", "camel.server.port", "camel.management.host",
+                "camel.management.port")) {
             String fromEnvironment = System.getenv(StartupSettings.environmentName(key));
             if (System.getProperty(key) == null && fromEnvironment != null) {
                 main.addOverrideProperty(key, fromEnvironment);

@@ -53,6 +53,7 @@ public class BearerAuthenticator {
     private String audience;
     private Duration jwksTimeout = Duration.ofSeconds(2);
     private Duration jwksCache = Duration.ofMinutes(5);
+    private Duration clockSkew = Duration.ofSeconds(30);
     private String tokensSetting = "liveodds.fixtures.auth.tokens";
     private String guards = "the fixtures API and the HTTP source";
 
@@ -101,6 +102,11 @@ public class BearerAuthenticator {
         this.jwksCache = Durations.parse(jwksCache);
     }
 
+    /** How far past {@code exp} (and before {@code nbf}) a JWT is still accepted, for clocks that differ a little. */
+    public void setClockSkew(String clockSkew) {
+        this.clockSkew = Durations.parse(clockSkew);
+    }
+
     /** Checks the settings of the chosen mode; a mode that cannot work stops start-up with the key to set. */
     public void start() {
         switch (mode) {
@@ -123,6 +129,11 @@ public class BearerAuthenticator {
         return !isAuthorized(authorization);
     }
 
+    /** True when a check may wait on the network (a JWKS download): callers on an event loop run it elsewhere. */
+    public boolean mayBlock() {
+        return "jwt".equals(mode);
+    }
+
     private void startStatic() {
         List<byte[]> hashes = Arrays.stream(tokens == null ? new String[0] : tokens.split(","))
                 .map(String::trim).filter(t -> !t.isEmpty()).map(BearerAuthenticator::sha256).toList();
@@ -141,8 +152,7 @@ public class BearerAuthenticator {
         int timeoutMillis = (int) Math.min(Integer.MAX_VALUE, jwksTimeout.toMillis());
         JWKSourceBuilder<SecurityContext> builder = JWKSourceBuilder.create(url,
                 new DefaultResourceRetriever(timeoutMillis, timeoutMillis, JWKS_SIZE_LIMIT));
-        JWKSource<SecurityContext> keys = (jwksCache.isZero() ? builder.cache(false)
-                : builder.cache(jwksCache.toMillis(), Math.max(timeoutMillis, 1000))).build();
+        JWKSource<SecurityContext> keys = jwksSource(builder, jwksCache.toMillis(), timeoutMillis);
         // EdDSA is left out: Nimbus verifies it only with Google Tink, which this bundle does not ship
         Set<JWSAlgorithm> algorithms = new HashSet<>();
         algorithms.addAll(JWSAlgorithm.Family.RSA);
@@ -151,11 +161,31 @@ public class BearerAuthenticator {
         processor.setJWSKeySelector(new JWSVerificationKeySelector<>(algorithms, keys));
         // OAuth access tokens are often typed at+jwt (RFC 9068); Nimbus alone takes only JWT or no type
         processor.setJWSTypeVerifier(new DefaultJOSEObjectTypeVerifier<>(JOSEObjectType.JWT, AT_JWT, null));
-        processor.setJWTClaimsSetVerifier(new DefaultJWTClaimsVerifier<>(requiredAudience,
+        DefaultJWTClaimsVerifier<SecurityContext> claims = new DefaultJWTClaimsVerifier<>(requiredAudience,
                 new JWTClaimsSet.Builder().issuer(requiredIssuer).build(),
-                Set.of(JWTClaimNames.EXPIRATION_TIME, JWTClaimNames.ISSUER, JWTClaimNames.AUDIENCE)));
+                Set.of(JWTClaimNames.EXPIRATION_TIME, JWTClaimNames.ISSUER, JWTClaimNames.AUDIENCE));
+        claims.setMaxClockSkew((int) Math.min(Integer.MAX_VALUE, clockSkew.toSeconds()));
+        processor.setJWTClaimsSetVerifier(claims);
         jwtProcessor = processor;
         LOG.info("Bearer check: JWT from issuer {} for audience {}, keys from {}", requiredIssuer, requiredAudience, url);
+    }
+
+    /**
+     * Nimbus's JWKS source with our cache time: {@code 0} is no cache at all (every check downloads the JWKS, and
+     * there is no rate limit without a cache); any other value works. Nimbus's defaults (refresh 30 s ahead,
+     * at most one download per 30 s) are shortened to fit a short cache time instead of refusing it.
+     */
+    private static JWKSource<SecurityContext> jwksSource(JWKSourceBuilder<SecurityContext> builder, long cacheMillis, int timeoutMillis) {
+        if (cacheMillis <= 0) {
+            return builder.cache(false).refreshAheadCache(false).rateLimited(false).build();
+        }
+        long refreshTimeout = Math.max(1, Math.min(timeoutMillis, cacheMillis - 1));
+        builder.cache(cacheMillis, refreshTimeout);
+        if (JWKSourceBuilder.DEFAULT_REFRESH_AHEAD_TIME + refreshTimeout > cacheMillis) {
+            builder.refreshAheadCache(false);
+        }
+        return (cacheMillis >= 2 ? builder.rateLimited(Math.min(JWKSourceBuilder.DEFAULT_RATE_LIMIT_MIN_INTERVAL, cacheMillis / 2))
+                : builder.rateLimited(false)).build();
     }
 
     private boolean validJwt(String token) {

@@ -1,6 +1,7 @@
 package com.liveodds.push.deadletter;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -11,6 +12,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -23,22 +25,30 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.liveodds.push.delivery.DeliveryState;
 import com.liveodds.push.delivery.Push;
+import com.liveodds.push.ingest.EnvelopeValidator;
+import com.liveodds.push.ingest.RejectedMessageException;
 import com.liveodds.push.ingest.UpstreamJson;
+import com.liveodds.push.ops.LogSafe;
 import com.liveodds.push.ops.MessageLogContext;
+import com.liveodds.push.ops.SecretMask;
 import com.liveodds.push.settings.Timestamps;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A folder of JSON files, one per message that could not be delivered: the upstream body (as JSON, or as a string
- * when it was not JSON), why, and what is known of match, type, attempts and the partner's last answer. Files are
- * written to a temporary name, forced to disk and then renamed, so a file that exists is whole and durable.
- * File names sort in the order the messages came in, which is the order replay uses.
+ * A folder of JSON files, one per message that could not be delivered: the upstream body, why, and what is known of
+ * match, type, attempts and the partner's last answer. The body is kept as it came: as JSON when it is one JSON
+ * object or value, as a string when it is UTF-8 text but no JSON, else base64 ({@code "body_encoding": "base64"}).
+ * Every secret the {@link SecretMask} knows is masked in the whole record, the partner's echoed answer included.
+ * Files are written to a temporary name, forced to disk and then renamed, so a file that exists is whole and
+ * durable. File names sort in the order the messages came in, which is the order replay uses.
  */
 public class DeadLetterStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(DeadLetterStore.class);
     private static final DateTimeFormatter NAME_TIME = DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmssSSS'Z'").withZone(ZoneOffset.UTC);
+    /** Suffix of an inbox file kept whole next to its record (not *.json, so it is never read as a dead letter). */
+    static final String KEPT_SUFFIX = ".kept";
 
     private final Path dir;
     private final ObjectMapper mapper = UpstreamJson.mapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -46,6 +56,7 @@ public class DeadLetterStore {
     // records in the store, for the metric and the status page: listed once, then kept up to date by write and
     // remove (and set again whenever the store is listed anyway), so a scrape never lists a big folder
     private final AtomicLong count = new AtomicLong(-1);
+    private SecretMask secretMask = new SecretMask();
 
     public DeadLetterStore(String dir) {
         this.dir = Path.of(dir);
@@ -84,12 +95,14 @@ public class DeadLetterStore {
         return newest;
     }
 
-    /** An upstream message that broke the envelope rules. */
-    public Path rejected(String upstreamBody, String reason) {
-        ObjectNode entry = mapper.createObjectNode();
-        entry.put("kind", "rejected");
-        entry.put("reason", reason);
-        JsonNode body = parseOrNull(upstreamBody);
+    public void setSecretMask(SecretMask secretMask) {
+        this.secretMask = secretMask;
+    }
+
+    /** An upstream message that broke the rules: its original bytes and the reason. */
+    public Path rejected(byte[] original, RejectedMessageException rejection) {
+        ObjectNode entry = rejectedEntry(rejection.getReason(), rejection.getMessage());
+        JsonNode body = putBody(entry, original);
         if (body != null && body.isObject()) {
             copyText(body, "message_id", entry, "message_id");
             copyText(body, "message_type", entry, "message_type");
@@ -99,7 +112,38 @@ public class DeadLetterStore {
         entry.put("attempts", 0);
         Instant now = Instant.now();
         entry.put("received_at", Timestamps.format(now));
-        return write(entry, upstreamBody, body, now, textOr(entry, "message_id"));
+        return write(entry, now, textOr(entry, "message_id"));
+    }
+
+    /**
+     * An inbox entry refused before it was read (a symbolic link, a FIFO, a file over the size limit): a record of its
+     * name, size and reason, without its content. {@code kept} is the entry itself, moved whole into this folder next
+     * to the record, or null when it was not kept.
+     */
+    public Path inboxEntry(String fileName, long size, RejectedMessageException.Reason reason, String why, Path kept) {
+        ObjectNode entry = rejectedEntry(reason, why);
+        entry.put("file_name", fileName);
+        entry.put("size", size);
+        if (kept != null) {
+            entry.put("kept_as", kept.getFileName().toString());
+        }
+        entry.putNull("match_id");
+        entry.put("attempts", 0);
+        Instant now = Instant.now();
+        entry.put("received_at", Timestamps.format(now));
+        return write(entry, now, fileName);
+    }
+
+    /** Moves an inbox file whole into this folder (never read into memory) and returns where it now is. */
+    public Path keep(Path file) throws IOException {
+        Files.createDirectories(dir);
+        Path target = dir.resolve(NAME_TIME.format(Instant.now()) + "-" + String.format("%08d", counter.incrementAndGet()) + "-"
+                + sanitize(file.getFileName().toString()) + KEPT_SUFFIX);
+        try {
+            return Files.move(file, target, StandardCopyOption.ATOMIC_MOVE);
+        } catch (java.nio.file.AtomicMoveNotSupportedException otherFileSystem) {
+            return Files.move(file, target);
+        }
     }
 
     /** A push the partner did not take: not retryable, or out of retry budget. */
@@ -123,7 +167,8 @@ public class DeadLetterStore {
         }
         entry.put("received_at", Timestamps.format(push.receivedAt()));
         entry.put("first_attempt_at", Timestamps.format(state.getFirstAttemptAt()));
-        return write(entry, push.upstreamBody(), parseOrNull(push.upstreamBody()), push.receivedAt(), push.messageId());
+        putBody(entry, push.upstreamBody() == null ? null : push.upstreamBody().getBytes(StandardCharsets.UTF_8));
+        return write(entry, push.receivedAt(), push.messageId());
     }
 
     /** The dead letters in the order their messages came in. */
@@ -140,12 +185,14 @@ public class DeadLetterStore {
                 try {
                     JsonNode entry = mapper.readTree(file.toFile());
                     JsonNode body = entry.get("body");
-                    String upstream = body == null || body.isNull() ? null
+                    // a body that was not UTF-8 would only be rejected again: it is not replayed
+                    String upstream = body == null || body.isNull() || entry.has("body_encoding") ? null
                             : body.isTextual() ? body.asText() : mapper.writeValueAsString(body);
                     letters.add(new DeadLetter(file, entry.path("message_id").asText(null), entry.path("match_id").asText(null),
                             entry.path("fight_id").asText(null), entry.path("kind").asText(), upstream));
                 } catch (IOException e) {
-                    LOG.warn("Dead letter {} is unreadable and was skipped: {}", file, e.getMessage());
+                    LOG.warn("Dead letter {} is unreadable and was skipped: {}", LogSafe.escape(file.toString()),
+                            LogSafe.escape(e.getMessage()));
                 }
             }
         }
@@ -173,16 +220,41 @@ public class DeadLetterStore {
         }
     }
 
-    private Path write(ObjectNode entry, String upstreamBody, JsonNode parsedBody, Instant receivedAt, String messageId) {
+    private ObjectNode rejectedEntry(RejectedMessageException.Reason reason, String why) {
+        ObjectNode entry = mapper.createObjectNode();
+        entry.put("kind", "rejected");
+        entry.put("reason", why);
+        entry.put("reason_code", reason.label());
+        return entry;
+    }
+
+    /** Puts the body as JSON, as a string, or as base64, and returns it as JSON when it is JSON. */
+    private JsonNode putBody(ObjectNode entry, byte[] original) {
+        if (original == null) {
+            entry.putNull("body");
+            return null;
+        }
+        String text = utf8OrNull(original);
+        if (text == null) {
+            entry.put("body_encoding", "base64");
+            entry.put("body", Base64.getEncoder().encodeToString(secretMask.mask(original)));
+            return null;
+        }
+        JsonNode json = parseOrNull(text);
+        if (json != null) {
+            entry.set("body", json);
+        } else {
+            entry.put("body", text);
+        }
+        return json;
+    }
+
+    private Path write(ObjectNode unmasked, Instant receivedAt, String messageId) {
+        ObjectNode entry = (ObjectNode) masked(unmasked);
         Instant now = Instant.now();
         entry.put("dead_lettered_at", Timestamps.format(now));
-        if (parsedBody != null) {
-            entry.set("body", parsedBody);
-        } else {
-            entry.put("body", upstreamBody);
-        }
         String name = NAME_TIME.format(receivedAt) + "-" + String.format("%08d", counter.incrementAndGet()) + "-"
-                + sanitize(messageId) + ".json";
+                + sanitize(secretMask.mask(messageId)) + ".json";
         try {
             Files.createDirectories(dir);
             Path tmp = dir.resolve("." + name + ".tmp");
@@ -198,7 +270,7 @@ public class DeadLetterStore {
                 count.incrementAndGet();
             }
             try (var log = MessageLogContext.of(textOr(entry, "match_id"), messageId)) {
-                LOG.warn("Dead letter {}: {}", target.getFileName(), entry.path("reason").asText());
+                LOG.warn("Dead letter {}: {}", target.getFileName(), LogSafe.escape(entry.path("reason").asText()));
             }
             return target;
         } catch (IOException e) {
@@ -207,12 +279,45 @@ public class DeadLetterStore {
         }
     }
 
+    /** A copy of the record with every secret masked, in keys and values alike. */
+    private JsonNode masked(JsonNode node) {
+        if (node.isTextual()) {
+            String text = node.asText();
+            String masked = secretMask.mask(text);
+            return masked.equals(text) ? node : mapper.getNodeFactory().textNode(masked);
+        }
+        if (node.isObject()) {
+            ObjectNode copy = mapper.createObjectNode();
+            node.fields().forEachRemaining(f -> copy.set(secretMask.mask(f.getKey()), masked(f.getValue())));
+            return copy;
+        }
+        if (node.isArray()) {
+            var copy = mapper.createArrayNode();
+            node.forEach(item -> copy.add(masked(item)));
+            return copy;
+        }
+        return node;
+    }
+
+    private static String utf8OrNull(byte[] bytes) {
+        if (bytes.length == 0) {
+            return "";
+        }
+        try {
+            return EnvelopeValidator.decodeUtf8(bytes);
+        } catch (RejectedMessageException notUtf8) {
+            return null;
+        }
+    }
+
+    /** Strictly: a body with a repeated key or a second value stays a string, so nothing of it is lost. */
     private JsonNode parseOrNull(String text) {
         if (text == null) {
             return null;
         }
         try {
-            return mapper.readTree(text);
+            JsonNode json = mapper.readTree(text);
+            return json == null || json.isMissingNode() ? null : json;
         } catch (JsonProcessingException e) {
             return null;
         }

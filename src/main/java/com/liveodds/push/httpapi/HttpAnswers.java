@@ -11,7 +11,7 @@ import org.apache.camel.Message;
  */
 public class HttpAnswers {
 
-    private final ObjectMapper mapper = new ObjectMapper();
+    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     /** RFC 6750: a missing or refused bearer token is a 401 that names the scheme. */
     public void unauthorized(Exchange exchange) {
@@ -20,10 +20,15 @@ public class HttpAnswers {
     }
 
     public void error(Exchange exchange, int status, String error, String message) {
-        ObjectNode body = mapper.createObjectNode();
+        json(exchange, status, errorBody(error, message));
+    }
+
+    /** {@code {"error": ..., "message": ...}}: the body of every error answer, also for answers given outside a route. */
+    public static String errorBody(String error, String message) {
+        ObjectNode body = MAPPER.createObjectNode();
         body.put("error", error);
         body.put("message", message);
-        json(exchange, status, body.toString());
+        return body.toString();
     }
 
     /** Busy: the caller should come back after {@code retryAfterSeconds}. */

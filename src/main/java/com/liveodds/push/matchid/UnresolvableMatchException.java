@@ -6,6 +6,6 @@ import com.liveodds.push.ingest.RejectedMessageException;
 public class UnresolvableMatchException extends RejectedMessageException {
 
     public UnresolvableMatchException(String reason) {
-        super("unresolvable match: " + reason);
+        super(Reason.UNRESOLVABLE_MATCH, "unresolvable match: " + reason);
     }
 }

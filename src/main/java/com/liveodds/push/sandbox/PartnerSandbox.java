@@ -2,12 +2,18 @@ package com.liveodds.push.sandbox;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.liveodds.push.settings.Durations;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.vertx.core.MultiMap;
+import io.vertx.core.http.HttpServerRequest;
+import org.apache.camel.Exchange;
+import org.apache.camel.component.platform.http.vertx.HttpMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +25,7 @@ import org.slf4j.LoggerFactory;
 public class PartnerSandbox {
 
     private static final Logger LOG = LoggerFactory.getLogger("liveodds.sandbox");
+    private static final List<String> CREDENTIALS = List.of("client_id", "client_secret");
 
     private String clientId;
     private String clientSecret;
@@ -43,6 +50,23 @@ public class PartnerSandbox {
 
     public void setTokenLifetime(String tokenLifetime) {
         this.tokenLifetime = Durations.parse(tokenLifetime);
+    }
+
+    /**
+     * {@code POST /oauth/token} as it came over HTTP. Like a strict OAuth server, the client credentials are taken
+     * from the form body only: in the query string (where they end up in access logs) or as headers they are
+     * refused with 400 {@code invalid_request}.
+     */
+    public Answer tokenRequest(Exchange exchange) {
+        HttpServerRequest request = exchange.getMessage(HttpMessage.class).getRequest();
+        Map<String, List<String>> query = new QueryStringDecoder(request.uri()).parameters();
+        for (String field : CREDENTIALS) {
+            if (query.containsKey(field) || request.headers().contains(field)) {
+                return new Answer(400, "{\"error\":\"invalid_request\",\"error_description\":\"client credentials belong in the form body\"}");
+            }
+        }
+        MultiMap form = request.formAttributes();
+        return token(form.get("grant_type"), form.get("client_id"), form.get("client_secret"), form.get("audience"));
     }
 
     /** {@code POST /oauth/token}: the fields of the form-encoded token request. */

@@ -25,6 +25,12 @@ public final class StartupSettings {
 
     public static final List<String> SOURCES = List.of("file", "jms", "http", "kafka");
 
+    /** Written as durations or sizes: a typo stops start-up with one line naming the key, not a stack trace. */
+    static final List<String> DURATION_KEYS = List.of("liveodds.fixtures.auth.jwks-cache", "liveodds.fixtures.auth.jwks-timeout",
+            "liveodds.fixtures.auth.clock-skew");
+    static final List<String> SIZE_KEYS = List.of("liveodds.source.file.max-size", "liveodds.source.http.max-body",
+            "liveodds.source.http.max-receiving");
+
     public static final String SANDBOX_PARTNER_ID = "1";
     public static final String SANDBOX_CLIENT_ID = "sandbox-client";
     public static final String SANDBOX_CLIENT_SECRET = "sandbox-secret";
@@ -37,6 +43,7 @@ public final class StartupSettings {
      * @return settings to add on top of the user's ones
      */
     public static Map<String, String> derive(Function<String, String> lookup) {
+        checkNotation(lookup);
         Map<String, String> derived = new LinkedHashMap<>();
         boolean anyPartnerKey = PARTNER_KEYS.stream().anyMatch(k -> isSet(lookup.apply(k)));
         String sandboxSetting = lookup.apply("liveodds.sandbox.enabled");
@@ -45,6 +52,9 @@ public final class StartupSettings {
                 : !anyPartnerKey;
 
         if (sandbox) {
+            // the embedded default is a demo on this machine: neither port is open to the network unless asked for
+            putDefault(derived, lookup, "camel.server.host", "127.0.0.1");
+            putDefault(derived, lookup, "camel.management.host", "127.0.0.1");
             String port = valueOr(lookup.apply("camel.server.port"), "8080");
             String sandboxUrl = "http://127.0.0.1:" + port + "/sandbox";
             putDefault(derived, lookup, "liveodds.partner.id", SANDBOX_PARTNER_ID);
@@ -88,6 +98,25 @@ public final class StartupSettings {
         derived.put("liveodds.demo.enabled", Boolean.toString(sandbox && "file".equals(source)
                 && !"false".equalsIgnoreCase(valueOr(lookup.apply("liveodds.demo.producer"), "true"))));
         return derived;
+    }
+
+    private static void checkNotation(Function<String, String> lookup) {
+        for (String key : DURATION_KEYS) {
+            check(key, lookup.apply(key), Durations::parse);
+        }
+        for (String key : SIZE_KEYS) {
+            check(key, lookup.apply(key), Durations::parseBytes);
+        }
+    }
+
+    private static void check(String key, String value, Function<String, ?> parser) {
+        if (isSet(value) && !value.contains("{{")) {
+            try {
+                parser.apply(value);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(key + ": " + e.getMessage());
+            }
+        }
     }
 
     private static String millis(Function<String, String> lookup, String key, String fallback) {

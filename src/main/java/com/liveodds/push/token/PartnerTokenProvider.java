@@ -17,6 +17,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.liveodds.push.partner.PartnerAnswer;
+import com.liveodds.push.ops.SecretMask;
 import com.liveodds.push.partner.PartnerClient;
 import com.liveodds.push.partner.PartnerHealth;
 import com.liveodds.push.partner.PartnerTls;
@@ -73,6 +74,7 @@ public class PartnerTokenProvider {
     private CompletableFuture<CachedToken> inFlight;
     private ScheduledFuture<?> renewal;
     private int consecutiveFailures;
+    private SecretMask secretMask = new SecretMask();
 
     public PartnerTokenProvider() {
         this.clock = Clock.systemUTC();
@@ -115,6 +117,11 @@ public class PartnerTokenProvider {
     /** The partner connection: its TLS and time-out apply to the token request too. */
     public void setClient(PartnerClient client) {
         this.client = client;
+    }
+
+    /** Every token handed out is registered there, so a partner echoing it never puts it into a dead letter. */
+    public void setSecretMask(SecretMask secretMask) {
+        this.secretMask = secretMask;
     }
 
     /** Told of every token request's outcome and of the token's expiry. */
@@ -244,6 +251,7 @@ public class PartnerTokenProvider {
         }
         Duration lifetime = lifetime(json.get("expires_in"));
         CachedToken token = new CachedToken(accessToken.asText(), requestedAt.plus(lifetime));
+        secretMask.register(token.value());
         cached = token;
         lastFailure = null;
         health.succeeded();

@@ -231,4 +231,39 @@ class BearerAuthenticatorTest {
         logger.detachAppender(appender);
         logger.setLevel(null);
     }
+
+    @Test
+    void everyJwksCacheTimeWorksAndZeroMeansNoCache() {
+        for (String cache : new String[] {"0", "1ms", "500ms", "1s", "10s", "32s", "33s", "5m", "24h"}) {
+            BearerAuthenticator auth = jwtAuthenticator(cache, "30s");
+            assertThat(auth.isAuthorized("Bearer " + issuer.token())).as("jwks-cache=" + cache).isTrue();
+        }
+    }
+
+    @Test
+    void theClockSkewIsSettableAndThirtySecondsByDefault() {
+        String expired20s = issuer.sign(JwtIssuer.validClaims().expirationTime(Date.from(Instant.now().minusSeconds(20))).build());
+        String expired45s = issuer.sign(JwtIssuer.validClaims().expirationTime(Date.from(Instant.now().minusSeconds(45))).build());
+        String expired90s = issuer.sign(JwtIssuer.validClaims().expirationTime(Date.from(Instant.now().minusSeconds(90))).build());
+        assertThat(jwtAuth.isAuthorized("Bearer " + expired20s)).as("default 30s").isTrue();
+        assertThat(jwtAuth.isAuthorized("Bearer " + expired45s)).as("default 30s, not Nimbus' 60s").isFalse();
+        BearerAuthenticator strict = jwtAuthenticator("5m", "0");
+        assertThat(strict.isAuthorized("Bearer " + expired20s)).isFalse();
+        assertThat(strict.isAuthorized("Bearer " + issuer.token())).isTrue();
+        BearerAuthenticator lenient = jwtAuthenticator("5m", "2m");
+        assertThat(lenient.isAuthorized("Bearer " + expired90s)).isTrue();
+    }
+
+    private static BearerAuthenticator jwtAuthenticator(String jwksCache, String clockSkew) {
+        BearerAuthenticator auth = new BearerAuthenticator();
+        auth.setMode("jwt");
+        auth.setJwksUrl(issuer.jwksUrl());
+        auth.setIssuer(JwtIssuer.ISSUER);
+        auth.setAudience(JwtIssuer.AUDIENCE);
+        auth.setJwksTimeout("2s");
+        auth.setJwksCache(jwksCache);
+        auth.setClockSkew(clockSkew);
+        auth.start();
+        return auth;
+    }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import com.liveodds.push.ingest.RejectedMessageException;
 import org.junit.jupiter.api.Test;
 
 /** The store's count (for the metric and the status page) and its newest letters, without listing on every read. */
@@ -13,12 +14,12 @@ class DeadLetterStoreTest {
     @Test
     void countIsListedOnceThenFollowsWritesAndRemovals() throws Exception {
         Path dir = Files.createTempDirectory("dead-letters");
-        new DeadLetterStore(dir.toString()).rejected("{\"message_id\":\"old-1\"}", "left from a previous run");
+        new DeadLetterStore(dir.toString()).rejected(bytes("{\"message_id\":\"old-1\"}"), rejection("left from a previous run"));
         DeadLetterStore store = new DeadLetterStore(dir.toString());
         assertThat(store.count()).isEqualTo(1);
 
-        store.rejected("{\"message_id\":\"m-2\",\"message_type\":\"odds\"}", "missing field odds_type");
-        store.rejected("not json", "not JSON");
+        store.rejected(bytes("{\"message_id\":\"m-2\",\"message_type\":\"odds\"}"), rejection("missing field odds_type"));
+        store.rejected(bytes("not json"), rejection("not JSON"));
         assertThat(store.count()).isEqualTo(3);
 
         // a file dropped by hand is not seen until the store is listed again (a scrape never lists the folder)
@@ -39,7 +40,7 @@ class DeadLetterStoreTest {
         DeadLetterStore store = new DeadLetterStore(dir.toString());
         assertThat(store.newest(50)).isEmpty();
         for (int i = 1; i <= 5; i++) {
-            store.rejected("{\"message_id\":\"m-" + i + "\",\"message_type\":\"odds\"}", "reason " + i);
+            store.rejected(bytes("{\"message_id\":\"m-" + i + "\",\"message_type\":\"odds\"}"), rejection("reason " + i));
         }
         var newest = store.newest(3);
         assertThat(newest).extracting(DeadLetterStore.Summary::messageId).containsExactly("m-5", "m-4", "m-3");
@@ -48,5 +49,13 @@ class DeadLetterStoreTest {
         assertThat(newest.get(0).at()).isNotBlank();
         assertThat(dir.resolve(newest.get(0).id())).exists();
         assertThat(store.list()).extracting(DeadLetterStore.DeadLetter::id).contains(newest.get(0).id());
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private static RejectedMessageException rejection(String why) {
+        return new RejectedMessageException(RejectedMessageException.Reason.MISSING_FIELD, why);
     }
 }

@@ -90,4 +90,50 @@ class MatchIdResolverTest {
         JsonNode meta = JSON.readTree("{\"fight_id\":\"7\",\"card_id\":\"2\"}");
         assertThat(noMapping.resolve(meta)).isEqualTo("match:20070");
     }
+
+    @Test
+    void aBrokenEditKeepsTheLastGoodMappingInsteadOfSendingTheFightToTheFallbackMatch() throws Exception {
+        FightMapping mapping = new FightMapping(mappingFile.toString());
+        MatchIdResolver resolver = new MatchIdResolver(mapping);
+        String fight900 = "{\"fight_id\":\"900\",\"card_id\":\"4412\"}";
+        edit("fight_id,match_id\n900,match:9000\n", 1);
+        assertThat(resolver.resolve(JSON.readTree(fight900))).isEqualTo("match:9000");
+
+        edit("\u0000\u0001garbage;;;\n<html>\n", 2);
+        assertThat(resolver.resolve(JSON.readTree(fight900))).as("garbage").isEqualTo("match:9000");
+        assertThat(resolver.resolve(JSON.readTree(fight900))).isEqualTo("match:9000");
+        assertThat(mapping.reloadFailureCount()).as("counted once per change").isEqualTo(1);
+
+        edit("fight_id,match_id\n90", 3);
+        assertThat(resolver.resolve(JSON.readTree(fight900))).as("truncated").isEqualTo("match:9000");
+        assertThat(mapping.reloadFailureCount()).isEqualTo(2);
+
+        Files.write(mappingFile, new byte[] {'9', '0', '0', ',', (byte) 0xE9, '\n'});
+        Files.setLastModifiedTime(mappingFile, FileTime.from(Instant.now().plusSeconds(4)));
+        assertThat(resolver.resolve(JSON.readTree(fight900))).as("not UTF-8").isEqualTo("match:9000");
+        assertThat(mapping.reloadFailureCount()).isEqualTo(3);
+
+        Files.delete(mappingFile);
+        assertThat(resolver.resolve(JSON.readTree(fight900))).as("removed").isEqualTo("match:9000");
+        assertThat(resolver.resolve(JSON.readTree(fight900))).isEqualTo("match:9000");
+        assertThat(mapping.reloadFailureCount()).isEqualTo(4);
+
+        edit("900,match:9001\n", 5);
+        assertThat(resolver.resolve(JSON.readTree(fight900))).as("a good file applies again").isEqualTo("match:9001");
+    }
+
+    @Test
+    void aFightWhoseLineVanishedInAnEditWithBadLinesKeepsItsMatch() throws Exception {
+        FightMapping mapping = new FightMapping(mappingFile.toString());
+        MatchIdResolver resolver = new MatchIdResolver(mapping);
+        edit("1,match:1\n900,match:9000\n", 1);
+        assertThat(resolver.resolve(JSON.readTree("{\"fight_id\":\"900\",\"card_id\":\"4412\"}"))).isEqualTo("match:9000");
+        edit("1,match:1\n90", 2);
+        assertThat(resolver.resolve(JSON.readTree("{\"fight_id\":\"900\",\"card_id\":\"4412\"}"))).isEqualTo("match:9000");
+    }
+
+    private void edit(String content, int secondsAhead) throws Exception {
+        Files.writeString(mappingFile, content);
+        Files.setLastModifiedTime(mappingFile, FileTime.from(Instant.now().plusSeconds(secondsAhead)));
+    }
 }

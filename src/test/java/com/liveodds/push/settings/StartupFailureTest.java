@@ -32,4 +32,17 @@ class StartupFailureTest {
         assertThat(stderr).isEqualTo("liveodds-push: cannot start: missing required setting liveodds.partner.client-secret "
                 + "(set -Dliveodds.partner.client-secret=... or environment variable LIVEODDS_PARTNER_CLIENT_SECRET)");
     }
+
+    @Test
+    void anUnreadableDurationOrSizeStopsStartUpWithOneLineNamingTheKey() throws Exception {
+        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+        Process process = new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"),
+                "-Dliveodds.fixtures.auth.jwks-cache=soon", LiveoddsPush.class.getName())).start();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+        String stderr = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assertThat(process.exitValue()).isEqualTo(2);
+        assertThat(stderr.lines()).hasSize(1);
+        assertThat(stderr).startsWith("liveodds-push: cannot start: liveodds.fixtures.auth.jwks-cache: not a duration: 'soon'");
+    }
 }

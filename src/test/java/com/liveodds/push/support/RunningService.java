@@ -150,6 +150,7 @@ public final class RunningService implements AutoCloseable {
 
     public static final class Builder {
         private final Map<String, String> settings = new LinkedHashMap<>();
+        private final java.util.Set<String> unset = new java.util.HashSet<>();
         private Path work;
 
         /** A partner on loopback: base URL for pushes and the auth URL of its token endpoint. */
@@ -164,6 +165,12 @@ public final class RunningService implements AutoCloseable {
 
         public Builder set(String key, String value) {
             settings.put(key, value);
+            return this;
+        }
+
+        /** Leaves a setting this builder would otherwise default (e.g. camel.server.host) to the service. */
+        public Builder unset(String key) {
+            unset.add(key);
             return this;
         }
 
@@ -183,6 +190,7 @@ public final class RunningService implements AutoCloseable {
                 settings.putIfAbsent("camel.server.host", "127.0.0.1");
                 settings.putIfAbsent("camel.main.shutdown-timeout", "5");
                 settings.putIfAbsent("liveodds.source.file.poll-delay", "50");
+                settings.keySet().removeAll(unset);
                 Main main = LiveoddsPush.createMain(Path.of("").toAbsolutePath());
                 settings.forEach(main::addOverrideProperty);
                 main.start();

@@ -25,13 +25,22 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     public static ServiceProcess start(Map<String, String> settings, Path log) {
-        return start(settings, Map.of(), log);
+        return start(settings, Map.of(), log, "512m");
     }
 
     /** With environment variables on top of this JVM's (LIVEODDS_... settings). */
     public static ServiceProcess start(Map<String, String> settings, Map<String, String> environment, Path log) {
+        return start(settings, environment, log, "512m");
+    }
+
+    /** With the given maximum heap ({@code 384m}: the contract's memory bound). */
+    public static ServiceProcess start(Map<String, String> settings, Path log, String maxHeap) {
+        return start(settings, Map.of(), log, maxHeap);
+    }
+
+    private static ServiceProcess start(Map<String, String> settings, Map<String, String> environment, Path log, String maxHeap) {
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx512m", "-cp", System.getProperty("java.class.path")));
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + maxHeap, "-cp", System.getProperty("java.class.path")));
         settings.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add(LiveoddsPush.class.getName());
         try {

@@ -9,7 +9,8 @@ import com.liveodds.push.delivery.DeliveryState;
 import com.liveodds.push.settings.Durations;
 
 /**
- * The rules of the HTTP source ({@code POST /v1/ingest}) that are its own: the body size limit, and a bound on
+ * The rules of the HTTP source ({@code POST /v1/ingest}) that are its own: the body size limit (applied by
+ * {@link IngestGate} before the body is read when its size is declared, by the route after it when not), and a bound on
  * requests waiting for their delivery. A caller holds its connection until its message is delivered or
  * dead-lettered, and each waiting request holds a server worker thread; past the bound the caller is told to come
  * back later instead of queueing without end.
@@ -37,6 +38,10 @@ public class HttpSource {
     /** What a caller turned away as busy is told to wait (whole seconds, at least one). */
     public void setRetryAfter(String retryAfter) {
         this.retryAfter = Durations.parse(retryAfter);
+    }
+
+    public long maxBodyBytes() {
+        return maxBodyBytes;
     }
 
     public boolean isOversized(byte[] body) {

@@ -140,6 +140,33 @@ class HttpIngestTest {
     }
 
     @Test
+    void bytesThatAreNotOneUtf8JsonObjectAreRefusedWith400AndCountedNeverPartlyDelivered() throws Exception {
+        int pushes = partner.pushes().size();
+        String a = Messages.odds("h-two-a", Messages.external("1", 41234567));
+        String b = Messages.odds("h-two-b", Messages.external("1", 41234567));
+        String latin = Messages.odds("h-latin", "{\"fight_id\":\"1\",\"fight_id_sr\":\"match:41234567\",\"note\":\"Jos\u00e9\"}");
+        List<Object[]> cases = List.of(
+                new Object[] {latin.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1), "not UTF-8"},
+                new Object[] {Messages.odds("h-utf16", Messages.external("1", 41234567)).getBytes(java.nio.charset.StandardCharsets.UTF_16), "not UTF-8"},
+                new Object[] {(a + b).getBytes(java.nio.charset.StandardCharsets.UTF_8), "content after the JSON object"},
+                new Object[] {(a + "\n" + b).getBytes(java.nio.charset.StandardCharsets.UTF_8), "content after the JSON object"},
+                new Object[] {(a + " trailing garbage").getBytes(java.nio.charset.StandardCharsets.UTF_8), "content after the JSON object"},
+                new Object[] {a.replace("\"odds_type\"", "\"message_id\":\"h-dup\",\"odds_type\"").getBytes(java.nio.charset.StandardCharsets.UTF_8), "duplicate key"},
+                new Object[] {Messages.odds("h-\u4e2d", Messages.external("1", 41234567)).getBytes(java.nio.charset.StandardCharsets.UTF_8), "printable ASCII"});
+        for (Object[] c : cases) {
+            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.serverPort() + "/v1/ingest"))
+                    .header("Authorization", TOKEN).POST(HttpRequest.BodyPublishers.ofByteArray((byte[]) c[0])).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).as((String) c[1]).isEqualTo(400);
+            assertThat(JSON.readTree(response.body()).path("message").asText()).contains((String) c[1]);
+        }
+        assertThat(partner.pushes()).hasSize(pushes);
+        assertThat(service.management("/observe/metrics").body())
+                .containsPattern("liveodds_messages_rejected_total\\{[^}]*reason=\"trailing_content\"[^}]*} [3-9]")
+                .containsPattern("liveodds_messages_rejected_total\\{[^}]*reason=\"not_utf8\"[^}]*} [2-9]");
+    }
+
+    @Test
     void theBearerIsCheckedFirst() throws Exception {
         int pushes = partner.pushes().size();
         String valid = Messages.odds("h-unauthorised", Messages.external("1", 41234567));

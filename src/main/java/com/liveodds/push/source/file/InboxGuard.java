@@ -1,0 +1,110 @@
+package com.liveodds.push.source.file;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+
+import com.liveodds.push.deadletter.DeadLetterStore;
+import com.liveodds.push.heartbeat.UpstreamLiveness;
+import com.liveodds.push.ingest.RejectedMessageException.Reason;
+import com.liveodds.push.ingest.Rejections;
+import com.liveodds.push.ops.LogSafe;
+import com.liveodds.push.settings.Durations;
+import org.apache.camel.component.file.GenericFile;
+import org.apache.camel.component.file.GenericFileFilter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The file source's gate, asked about every inbox entry before it is read (contract section 11). Only a regular file
+ * up to {@code liveodds.source.file.max-size} passes. A symbolic link is never followed and a FIFO, socket or device
+ * is never opened: the entry is removed from the inbox and dead-lettered by name, without content. A larger file is
+ * moved whole into the dead-letter store with a record of its name and size, never read into memory. Folders are
+ * left alone (the source does not descend into them).
+ */
+public class InboxGuard implements GenericFileFilter<File> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(InboxGuard.class);
+
+    private final DeadLetterStore deadLetters;
+    private final Rejections rejections;
+    private final UpstreamLiveness liveness;
+    private long maxSize = 1024L * 1024L;
+
+    public InboxGuard(DeadLetterStore deadLetters, Rejections rejections, UpstreamLiveness liveness) {
+        this.deadLetters = deadLetters;
+        this.rejections = rejections;
+        this.liveness = liveness;
+    }
+
+    /** {@code 1MB} by default; KB and MB are 1024 and 1024². */
+    public void setMaxSize(String maxSize) {
+        this.maxSize = Durations.parseBytes(maxSize);
+    }
+
+    @Override
+    public boolean accept(GenericFile<File> file) {
+        String name = file.getFileNameOnly();
+        if (file.isDirectory()) {
+            return false;
+        }
+        if (name.startsWith(".") || !name.endsWith(".json")) {
+            return true; // not a message: the source's include pattern leaves it alone
+        }
+        Path entry = Path.of(file.getAbsoluteFilePath());
+        BasicFileAttributes attributes;
+        try {
+            attributes = Files.readAttributes(entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException gone) {
+            return false;
+        } catch (IOException e) {
+            LOG.warn("Inbox entry {} cannot be examined, left where it is: {}", LogSafe.escape(name), LogSafe.escape(e.getMessage()));
+            return false;
+        }
+        if (attributes.isDirectory()) {
+            return false;
+        }
+        if (!attributes.isRegularFile()) {
+            refuseNonRegular(entry, name, attributes);
+            return false;
+        }
+        if (attributes.size() > maxSize) {
+            keepOversized(entry, name, attributes.size());
+            return false;
+        }
+        return true;
+    }
+
+    private void refuseNonRegular(Path entry, String name, BasicFileAttributes attributes) {
+        String kind = attributes.isSymbolicLink() ? "a symbolic link (never followed)" : "not a regular file (FIFO, socket or device; never opened)";
+        try {
+            deadLetters.inboxEntry(name, attributes.size(), Reason.NOT_REGULAR_FILE, "inbox entry " + name + " is " + kind, null);
+            Files.deleteIfExists(entry);
+            count(Reason.NOT_REGULAR_FILE);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Inbox entry {} is {} but could not be removed: {}", LogSafe.escape(name), kind, LogSafe.escape(e.getMessage()));
+        }
+    }
+
+    private void keepOversized(Path entry, String name, long size) {
+        try {
+            Path kept = deadLetters.keep(entry);
+            deadLetters.inboxEntry(name, size, Reason.TOO_LARGE, "inbox file " + name + " has " + size
+                    + " bytes, more than liveodds.source.file.max-size (" + maxSize + " bytes); kept unread as " + kept.getFileName(), kept);
+            count(Reason.TOO_LARGE);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Inbox file {} is too large but could not be moved to the dead-letter store: {}", LogSafe.escape(name),
+                    LogSafe.escape(e.getMessage()));
+        }
+    }
+
+    private void count(Reason reason) {
+        rejections.rejected(reason);
+        // an entry in the inbox, however bad, is the upstream speaking
+        liveness.heard();
+    }
+}
