@@ -1,69 +1,126 @@
 package com.liveodds.push;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
+import java.util.Properties;
 
-import com.liveodds.push.settings.Durations;
+import com.liveodds.push.delivery.DeliveryLanes;
 import com.liveodds.push.settings.StartupSettings;
 import org.apache.camel.CamelContext;
-import org.apache.camel.component.http.HttpComponent;
-import org.apache.camel.main.BaseMainSupport;
-import org.apache.camel.main.MainListenerSupport;
+import org.apache.camel.CamelContextAware;
+import org.apache.camel.ExtendedCamelContext;
+import org.apache.camel.builder.ThreadPoolProfileBuilder;
 import org.apache.camel.spi.PropertiesComponent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one camel-main hook of the bundle: before the route files are read, adds the derived settings (sandbox or
- * real partner, active source) on top of the user's, and gives camel-http the per-attempt time-out. Everything
- * else is in {@code routes/}.
+ * The bundle's settings in whatever CamelContext loads its routes (the standalone's or a host application's): the
+ * first bean of routes/beans.yaml, so it runs before any {@code {{liveodds.*}}} placeholder of the bundle is resolved
+ * (beans are created while their file loads, route placeholders only when the routes are built). It adds the
+ * bundle's defaults below everything the host sets, works out the derived settings (sandbox or real partner, kafka
+ * milliseconds...) or stops start-up naming a missing key, and registers what the routes refer to under liveodds
+ * names. It changes nothing the host owns: no component, no other setting.
  */
-public class LiveoddsSettings extends MainListenerSupport {
+public class LiveoddsSettings implements CamelContextAware {
+
+    /** The bundle's defaults, inside its jar. */
+    public static final String DEFAULTS = "liveodds/defaults.properties";
+    /** Thread pool profile of the heartbeat sends (routes/heartbeat.yaml). */
+    public static final String HEARTBEAT_POOL = "liveoddsHeartbeats";
 
     private static final Logger LOG = LoggerFactory.getLogger(LiveoddsSettings.class);
 
+    private CamelContext context;
+
     @Override
-    public void beforeConfigure(BaseMainSupport main) {
-        apply(main.getCamelContext());
+    public void setCamelContext(CamelContext context) {
+        this.context = context;
     }
 
-    /** Also usable on a CamelContext that camel-main does not run. */
-    public static void apply(CamelContext context) {
+    @Override
+    public CamelContext getCamelContext() {
+        return context;
+    }
+
+    /** Runs once, when beans.yaml loads. */
+    public void apply() throws Exception {
         PropertiesComponent properties = context.getPropertiesComponent();
-        Map<String, String> derived = StartupSettings.derive(key -> properties.resolveProperty(key).orElse(null));
+        defaults().forEach((key, value) -> properties.addInitialProperty((String) key, (String) value));
+
+        Map<String, String> derived;
+        try {
+            derived = StartupSettings.derive(key -> properties.resolveProperty(key).orElse(null));
+        } catch (RuntimeException e) {
+            // one line naming the key; the exception stops the host's start-up
+            LOG.error("liveodds-push cannot start: {}", e.getMessage());
+            throw e;
+        }
         derived.forEach(properties::addOverrideProperty);
 
-        long timeoutMillis = Durations.parse(properties.resolveProperty("liveodds.delivery.timeout").orElse("10s")).toMillis();
-        HttpComponent http = context.getComponent("http", HttpComponent.class);
-        http.setConnectTimeout(timeoutMillis);
-        http.setConnectionRequestTimeout(timeoutMillis);
-        http.setResponseTimeout(timeoutMillis);
-        http.setSoTimeout(timeoutMillis);
-        // HttpClient would otherwise retry 503/429 itself, sleeping out Retry-After on the lane where our retry
-        // policy, its budget, its logging and shutdown cannot see it
-        http.setAutomaticRetriesDisabled(true);
+        maskTokenSettings();
+        int heartbeats = Integer.parseInt(properties.resolveProperty("liveodds.heartbeat.concurrency").orElseThrow());
+        context.getExecutorServiceManager().registerThreadPoolProfile(new ThreadPoolProfileBuilder(HEARTBEAT_POOL)
+                .poolSize(heartbeats).maxPoolSize(heartbeats).maxQueueSize(-1).build());
+        // until the per-match delivery core replaces them, the lanes are the bundle's only Java-built routes
+        context.addRoutes(new DeliveryLanes());
 
         if (Boolean.parseBoolean(derived.get("liveodds.sandbox.enabled"))) {
-            String port = properties.resolveProperty("camel.server.port").orElse("8080");
-            LOG.info("No partner settings given: running the embedded partner sandbox and demo card on 127.0.0.1:{}", port);
-            if (derived.containsKey("liveodds.fixtures.auth.tokens")) {
-                // the token itself never goes to the log: it is written to a file only this user can read
-                Path tokenFile = Path.of(properties.resolveProperty("liveodds.sandbox.token-file").orElseThrow());
-                try {
-                    writeOwnerOnly(tokenFile, derived.get("liveodds.fixtures.auth.tokens"));
-                    LOG.info("Sandbox fixtures and admin token written to {}: curl -H \"Authorization: Bearer $(cat {})\" "
-                            + "http://127.0.0.1:{}/v1/liveodds/{}/fixtures", tokenFile, tokenFile, port,
-                            properties.resolveProperty("liveodds.partner.id").orElse(StartupSettings.SANDBOX_PARTNER_ID));
-                } catch (IOException e) {
-                    LOG.warn("Cannot write the sandbox token to {}: {}", tokenFile, e.getMessage());
-                }
-            }
+            announceSandbox(properties, Boolean.parseBoolean(derived.get(StartupSettings.TOKEN_GENERATED)));
         } else {
             LOG.info("Pushing to partner {} as partner id {}", properties.resolveProperty("liveodds.partner.base-url").orElse("?"),
                     properties.resolveProperty("liveodds.partner.id").orElse("?"));
+        }
+    }
+
+    static Properties defaults() {
+        Properties defaults = new Properties();
+        try (InputStream in = LiveoddsSettings.class.getClassLoader().getResourceAsStream(DEFAULTS)) {
+            if (in == null) {
+                throw new IllegalStateException(DEFAULTS + " is missing from the class path");
+            }
+            defaults.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return defaults;
+    }
+
+    /**
+     * Camel masks a setting in its logs by the last word of its key; {@code liveodds.fixtures.auth.tokens} and
+     * {@code liveodds.admin.tokens} end in "tokens", which is not on Camel's list (the other secrets end in
+     * secret or password, which are). Added to whatever the host configured, so it needs no setting of ours.
+     */
+    private void maskTokenSettings() {
+        ExtendedCamelContext extension = context.getCamelContextExtension();
+        String keywords = extension.getAdditionalSensitiveKeywords();
+        if (keywords == null || keywords.isBlank()) {
+            extension.setAdditionalSensitiveKeywords("tokens");
+        } else if (!keywords.toLowerCase().contains("tokens")) {
+            extension.setAdditionalSensitiveKeywords(keywords + ",tokens");
+        }
+    }
+
+    private static void announceSandbox(PropertiesComponent properties, boolean tokenGenerated) {
+        String port = properties.resolveProperty("camel.server.port").orElse("8080");
+        LOG.info("No partner settings given: running the embedded partner sandbox and demo card on 127.0.0.1:{}", port);
+        if (!tokenGenerated) {
+            return;
+        }
+        // the token itself never goes to the log: it is written to a file only this user can read
+        Path tokenFile = Path.of(properties.resolveProperty("liveodds.sandbox.token-file").orElseThrow());
+        try {
+            writeOwnerOnly(tokenFile, properties.resolveProperty("liveodds.fixtures.auth.tokens").orElseThrow());
+            LOG.info("Sandbox fixtures and admin token written to {}: curl -H \"Authorization: Bearer $(cat {})\" "
+                    + "http://127.0.0.1:{}/v1/liveodds/{}/fixtures", tokenFile, tokenFile, port,
+                    properties.resolveProperty("liveodds.partner.id").orElse(StartupSettings.SANDBOX_PARTNER_ID));
+        } catch (IOException e) {
+            LOG.warn("Cannot write the sandbox token to {}: {}", tokenFile, e.getMessage());
         }
     }
 
