@@ -6,8 +6,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Collections;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.WeakHashMap;
 
 import com.liveodds.push.delivery.DeliveryLanes;
 import com.liveodds.push.settings.StartupSettings;
@@ -35,6 +38,9 @@ public class LiveoddsSettings implements CamelContextAware {
     public static final String HEARTBEAT_POOL = "liveoddsHeartbeats";
 
     private static final Logger LOG = LoggerFactory.getLogger(LiveoddsSettings.class);
+    /** camel-main creates the beans of a route file twice (once early for its auto-configuration): say things once. */
+    private static final Set<CamelContext> ANNOUNCED =
+            Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
     private CamelContext context;
 
@@ -48,17 +54,24 @@ public class LiveoddsSettings implements CamelContextAware {
         return context;
     }
 
-    /** Runs once, when beans.yaml loads. */
+    /**
+     * Runs when beans.yaml loads; camel-main loads it twice (see {@link #ANNOUNCED}), and the second time, after its
+     * auto-configuration, what is applied here must hold again. Deriving again changes nothing: the derived values
+     * are in place by then.
+     */
     public void apply() throws Exception {
         PropertiesComponent properties = context.getPropertiesComponent();
         defaults().forEach((key, value) -> properties.addInitialProperty((String) key, (String) value));
+        boolean firstTime = ANNOUNCED.add(context);
 
         Map<String, String> derived;
         try {
             derived = StartupSettings.derive(key -> properties.resolveProperty(key).orElse(null));
         } catch (RuntimeException e) {
             // one line naming the key; the exception stops the host's start-up
-            LOG.error("liveodds-push cannot start: {}", e.getMessage());
+            if (firstTime) {
+                LOG.error("liveodds-push cannot start: {}", e.getMessage());
+            }
             throw e;
         }
         derived.forEach(properties::addOverrideProperty);
@@ -70,6 +83,9 @@ public class LiveoddsSettings implements CamelContextAware {
         // until the per-match delivery core replaces them, the lanes are the bundle's only Java-built routes
         context.addRoutes(new DeliveryLanes());
 
+        if (!firstTime) {
+            return;
+        }
         if (Boolean.parseBoolean(derived.get("liveodds.sandbox.enabled"))) {
             announceSandbox(properties, Boolean.parseBoolean(derived.get(StartupSettings.TOKEN_GENERATED)));
         } else {
