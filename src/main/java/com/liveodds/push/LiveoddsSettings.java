@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.WeakHashMap;
 
 import com.liveodds.push.delivery.DeliveryLanes;
+import com.liveodds.push.httpapi.HttpServerFallback;
 import com.liveodds.push.settings.StartupSettings;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
@@ -82,6 +83,9 @@ public class LiveoddsSettings implements CamelContextAware {
                 .poolSize(heartbeats).maxPoolSize(heartbeats).maxQueueSize(-1).build());
         // until the per-match delivery core replaces them, the lanes are the bundle's only Java-built routes
         context.addRoutes(new DeliveryLanes());
+        if (context.getLifecycleStrategies().stream().noneMatch(HttpServerFallback.class::isInstance)) {
+            context.addLifecycleStrategy(new HttpServerFallback());
+        }
 
         if (!firstTime) {
             return;
