@@ -34,9 +34,9 @@ import org.slf4j.LoggerFactory;
 public class LiveoddsSettings implements CamelContextAware {
 
     /** The bundle's defaults, inside its jar. */
-    public static final String DEFAULTS = "liveodds/defaults.properties";
+    private static final String DEFAULTS = "liveodds/defaults.properties";
     /** Thread pool profile of the heartbeat sends (routes/heartbeat.yaml). */
-    public static final String HEARTBEAT_POOL = "liveoddsHeartbeats";
+    private static final String HEARTBEAT_POOL = "liveoddsHeartbeats";
 
     private static final Logger LOG = LoggerFactory.getLogger(LiveoddsSettings.class);
     /** camel-main creates the beans of a route file twice (once early for its auto-configuration): say things once. */
@@ -98,7 +98,7 @@ public class LiveoddsSettings implements CamelContextAware {
         }
     }
 
-    static Properties defaults() {
+    private static Properties defaults() {
         Properties defaults = new Properties();
         try (InputStream in = LiveoddsSettings.class.getClassLoader().getResourceAsStream(DEFAULTS)) {
             if (in == null) {

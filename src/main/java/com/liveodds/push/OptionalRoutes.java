@@ -15,8 +15,8 @@ import org.apache.camel.StartupListener;
  */
 public class OptionalRoutes implements CamelContextAware, StartupListener {
 
-    static final List<String> SANDBOX_ROUTES = List.of("sandbox-token", "sandbox-partner");
-    static final String DEMO_ROUTE = "demo-producer";
+    private static final List<String> SANDBOX_ROUTES = List.of("sandbox-token", "sandbox-partner");
+    private static final String DEMO_ROUTE = "demo-producer";
 
     private CamelContext context;
     private String source = "file";
@@ -45,7 +45,7 @@ public class OptionalRoutes implements CamelContextAware, StartupListener {
     }
 
     /** The ids of the routes to start, the sandbox before the source that may push to it. */
-    List<String> chosen() {
+    private List<String> chosen() {
         List<String> ids = new ArrayList<>();
         if (sandbox) {
             ids.addAll(SANDBOX_ROUTES);
