@@ -36,7 +36,7 @@ public class LiveoddsSettings implements CamelContextAware {
     /** The bundle's defaults, inside its jar. */
     private static final String DEFAULTS = "liveodds/defaults.properties";
     /** Thread pool profile of the heartbeat sends (routes/heartbeat.yaml). */
-    private static final String HEARTBEAT_POOL = "liveoddsHeartbeats";
+    private static final String HEARTBEAT_POOL = "liveoddsHeartbeatPool";
 
     private static final Logger LOG = LoggerFactory.getLogger(LiveoddsSettings.class);
     /** camel-main creates the beans of a route file twice (once early for its auto-configuration): say things once. */
