@@ -4,6 +4,8 @@ WORKDIR /build
 COPY pom.xml .
 RUN mvn -B -q dependency:go-offline
 COPY src src
+# the plain jar carries the routes too (classpath:liveodds/routes/*.yaml); the runnable reads ./routes below
+COPY routes routes
 RUN mvn -B -q package -DskipTests
 
 # Runtime: a JRE, the jar, and the configuration folder (application.properties, routes/, data/).

@@ -13,8 +13,9 @@ import com.liveodds.push.settings.StartupSettings;
 import org.apache.camel.main.Main;
 
 /**
- * Starts the bundle: {@code java -jar liveodds-push.jar [--config-dir DIR]}. The folder (default the working
- * directory, or {@code -Dliveodds.home}) holds {@code application.properties} and {@code routes/}.
+ * Starts the bundle standalone: {@code java -jar liveodds-push.jar [--config-dir DIR]}. The folder (default the working
+ * directory, or {@code -Dliveodds.home}) holds {@code application.properties} (the user's settings over the bundle's
+ * defaults) and {@code routes/}. In a host application none of this runs: routes/beans.yaml does the rest.
  */
 public final class LiveoddsPush {
 
@@ -26,6 +27,10 @@ public final class LiveoddsPush {
         // parallelism of 2 (any machine with 2 cores or fewer) it is a new thread per answer
         if (System.getProperty(PartnerClient.COMMON_POOL_PARALLELISM) == null) {
             System.setProperty(PartnerClient.COMMON_POOL_PARALLELISM, "2");
+        }
+        // the runnable's logging configuration, unless the user gives one (the plain jar ships no logback.xml)
+        if (System.getProperty("logback.configurationFile") == null) {
+            System.setProperty("logback.configurationFile", "liveodds/logback.xml");
         }
         List<String> camelArgs = new ArrayList<>();
         String home = System.getProperty("liveodds.home", ".");
@@ -68,7 +73,6 @@ public final class LiveoddsPush {
                 main.addOverrideProperty(key, fromEnvironment);
             }
         }
-        main.addMainListener(new LiveoddsSettings());
         return main;
     }
 

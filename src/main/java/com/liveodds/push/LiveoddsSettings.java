@@ -1,56 +1,147 @@
 package com.liveodds.push;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.WeakHashMap;
 
+import com.liveodds.push.httpapi.HttpServerFallback;
 import com.liveodds.push.settings.StartupSettings;
 import org.apache.camel.CamelContext;
-import org.apache.camel.main.BaseMainSupport;
-import org.apache.camel.main.MainListenerSupport;
+import org.apache.camel.CamelContextAware;
+import org.apache.camel.ExtendedCamelContext;
 import org.apache.camel.spi.PropertiesComponent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one camel-main hook of the bundle: before the route files are read, adds the derived settings (sandbox or
- * real partner, active source) on top of the user's. Everything else is in {@code routes/}.
+ * The bundle's settings in whatever CamelContext loads its routes (the standalone's or a host application's): the
+ * first bean of routes/beans.yaml, so it runs before any {@code {{liveodds.*}}} placeholder of the bundle is resolved
+ * (beans are created while their file loads, route placeholders only when the routes are built). It adds the
+ * bundle's defaults below everything the host sets, works out the derived settings (sandbox or real partner, kafka
+ * milliseconds...) or stops start-up naming a missing key, and registers what the routes refer to under liveodds
+ * names. It changes nothing the host owns: no component, no other setting.
  */
-public class LiveoddsSettings extends MainListenerSupport {
+public class LiveoddsSettings implements CamelContextAware {
+
+    /** The bundle's defaults, inside its jar. */
+    private static final String DEFAULTS = "liveodds/defaults.properties";
 
     private static final Logger LOG = LoggerFactory.getLogger(LiveoddsSettings.class);
+    /**
+     * Setting names Camel masks besides its own list: the fixtures and admin tokens, and every URL (a broker URL can
+     * carry a password).
+     */
+    private static final List<String> MASKED_KEYWORDS = java.util.List.of("tokens", "url");
+    /** camel-main creates the beans of a route file twice (once early for its auto-configuration): say things once. */
+    private static final Set<CamelContext> ANNOUNCED =
+            Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+
+    private CamelContext context;
 
     @Override
-    public void beforeConfigure(BaseMainSupport main) {
-        apply(main.getCamelContext());
+    public void setCamelContext(CamelContext context) {
+        this.context = context;
     }
 
-    /** Also usable on a CamelContext that camel-main does not run. */
-    public static void apply(CamelContext context) {
+    @Override
+    public CamelContext getCamelContext() {
+        return context;
+    }
+
+    /**
+     * Runs when beans.yaml loads; camel-main loads it twice (see {@link #ANNOUNCED}), and the second time, after its
+     * auto-configuration, what is applied here must hold again. Deriving again changes nothing: the derived values
+     * are in place by then.
+     */
+    public void apply() throws Exception {
         PropertiesComponent properties = context.getPropertiesComponent();
-        Map<String, String> derived = StartupSettings.derive(key -> properties.resolveProperty(key).orElse(null));
+        defaults().forEach((key, value) -> properties.addInitialProperty((String) key, (String) value));
+        boolean firstTime = ANNOUNCED.add(context);
+
+        Map<String, String> derived;
+        try {
+            derived = StartupSettings.derive(key -> properties.resolveProperty(key).orElse(null));
+        } catch (RuntimeException e) {
+            // one line naming the key; the exception stops the host's start-up
+            if (firstTime) {
+                LOG.error("liveodds-push cannot start: {}", e.getMessage());
+            }
+            throw e;
+        }
         derived.forEach(properties::addOverrideProperty);
 
+        maskTokenSettings();
+        if (context.getLifecycleStrategies().stream().noneMatch(HttpServerFallback.class::isInstance)) {
+            context.addLifecycleStrategy(new HttpServerFallback());
+        }
+
+        if (!firstTime) {
+            return;
+        }
         if (Boolean.parseBoolean(derived.get("liveodds.sandbox.enabled"))) {
-            String port = properties.resolveProperty("camel.server.port").orElse("8080");
-            LOG.info("No partner settings given: running the embedded partner sandbox and demo card on 127.0.0.1:{}", port);
-            if (derived.containsKey("liveodds.fixtures.auth.tokens")) {
-                // the token itself never goes to the log: it is written to a file only this user can read
-                Path tokenFile = Path.of(properties.resolveProperty("liveodds.sandbox.token-file").orElseThrow());
-                try {
-                    writeOwnerOnly(tokenFile, derived.get("liveodds.fixtures.auth.tokens"));
-                    LOG.info("Sandbox fixtures and admin token written to {}: curl -H \"Authorization: Bearer $(cat {})\" "
-                            + "http://127.0.0.1:{}/v1/liveodds/{}/fixtures", tokenFile, tokenFile, port,
-                            properties.resolveProperty("liveodds.partner.id").orElse(StartupSettings.SANDBOX_PARTNER_ID));
-                } catch (IOException e) {
-                    LOG.warn("Cannot write the sandbox token to {}: {}", tokenFile, e.getMessage());
-                }
-            }
+            announceSandbox(properties, Boolean.parseBoolean(derived.get(StartupSettings.TOKEN_GENERATED)));
         } else {
             LOG.info("Pushing to partner {} as partner id {}", properties.resolveProperty("liveodds.partner.base-url").orElse("?"),
                     properties.resolveProperty("liveodds.partner.id").orElse("?"));
+        }
+    }
+
+    private static Properties defaults() {
+        Properties defaults = new Properties();
+        try (InputStream in = LiveoddsSettings.class.getClassLoader().getResourceAsStream(DEFAULTS)) {
+            if (in == null) {
+                throw new IllegalStateException(DEFAULTS + " is missing from the class path");
+            }
+            defaults.load(in);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return defaults;
+    }
+
+    /**
+     * Camel masks a setting in its logs by the last word of its key; {@code liveodds.fixtures.auth.tokens} and
+     * {@code liveodds.admin.tokens} end in "tokens" and {@code liveodds.source.jms.url} in "url", which are not on
+     * Camel's list (the other secrets end in secret or password, which are). Added to whatever the host configured,
+     * so it needs no setting of ours.
+     */
+    private void maskTokenSettings() {
+        ExtendedCamelContext extension = context.getCamelContextExtension();
+        StringBuilder keywords = new StringBuilder(extension.getAdditionalSensitiveKeywords() == null ? ""
+                : extension.getAdditionalSensitiveKeywords());
+        for (String keyword : MASKED_KEYWORDS) {
+            if (!keywords.toString().toLowerCase(Locale.ROOT).contains(keyword)) {
+                keywords.append(keywords.length() == 0 ? "" : ",").append(keyword);
+            }
+        }
+        extension.setAdditionalSensitiveKeywords(keywords.toString());
+    }
+
+    private static void announceSandbox(PropertiesComponent properties, boolean tokenGenerated) {
+        String port = properties.resolveProperty("camel.server.port").orElse("8080");
+        LOG.info("No partner settings given: running the embedded partner sandbox and demo card on 127.0.0.1:{}", port);
+        if (!tokenGenerated) {
+            return;
+        }
+        // the token itself never goes to the log: it is written to a file only this user can read
+        Path tokenFile = Path.of(properties.resolveProperty("liveodds.sandbox.token-file").orElseThrow());
+        try {
+            writeOwnerOnly(tokenFile, properties.resolveProperty("liveodds.fixtures.auth.tokens").orElseThrow());
+            LOG.info("Sandbox fixtures and admin token written to {}: curl -H \"Authorization: Bearer $(cat {})\" "
+                    + "http://127.0.0.1:{}/v1/liveodds/{}/fixtures", tokenFile, tokenFile, port,
+                    properties.resolveProperty("liveodds.partner.id").orElse(StartupSettings.SANDBOX_PARTNER_ID));
+        } catch (IOException e) {
+            LOG.warn("Cannot write the sandbox token to {}: {}", tokenFile, e.getMessage());
         }
     }
 

@@ -34,6 +34,8 @@ public final class StartupSettings {
     public static final String SANDBOX_PARTNER_ID = "1";
     public static final String SANDBOX_CLIENT_ID = "sandbox-client";
     public static final String SANDBOX_CLIENT_SECRET = "sandbox-secret";
+    /** Derived: the sandbox generated the fixtures/admin token (written to liveodds.sandbox.token-file, never logged). */
+    public static final String TOKEN_GENERATED = "liveodds.sandbox.token-generated";
 
     private StartupSettings() {
     }
@@ -66,6 +68,7 @@ public final class StartupSettings {
                     && !isSet(lookup.apply("liveodds.fixtures.auth.tokens"))) {
                 derived.put("liveodds.fixtures.auth.mode", "static");
                 derived.put("liveodds.fixtures.auth.tokens", "sandbox-" + randomHex(12));
+                derived.put(TOKEN_GENERATED, "true");
             }
             if (!isSet(lookup.apply("liveodds.admin.tokens"))) {
                 derived.put("liveodds.admin.tokens", valueOr(derived.get("liveodds.fixtures.auth.tokens"),
@@ -88,9 +91,6 @@ public final class StartupSettings {
         String source = valueOr(lookup.apply("liveodds.source"), "file").trim().toLowerCase(Locale.ROOT);
         if (!SOURCES.contains(source)) {
             throw new IllegalArgumentException("liveodds.source must be one of " + SOURCES + ", not '" + source + "'");
-        }
-        for (String s : SOURCES) {
-            derived.put("liveodds.source." + s + ".enabled", Boolean.toString(s.equals(source)));
         }
         // camel-kafka takes these in milliseconds; the settings are written as durations like every other
         derived.put("liveodds.source.kafka.session-timeout-ms", millis(lookup, "liveodds.source.kafka.session-timeout", "15s"));

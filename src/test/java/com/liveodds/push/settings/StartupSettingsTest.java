@@ -19,7 +19,6 @@ class StartupSettingsTest {
         assertThat(derived).containsEntry("liveodds.sandbox.enabled", "true")
                 .containsEntry("liveodds.partner.base-url", "http://127.0.0.1:8080/sandbox")
                 .containsEntry("liveodds.partner.audience", "http://127.0.0.1:8080/sandbox")
-                .containsEntry("liveodds.source.file.enabled", "true")
                 .containsEntry("liveodds.demo.enabled", "true");
         assertThat(derived.get("liveodds.fixtures.auth.tokens")).startsWith("sandbox-");
     }
@@ -42,10 +41,9 @@ class StartupSettingsTest {
     }
 
     @Test
-    void theSourceSettingSelectsExactlyOneSource() {
+    void theSourceSettingIsOneOfTheFourAndOnlyTheFileSourceGetsTheDemoCard() {
         settings.put("liveodds.source", "kafka");
-        assertThat(StartupSettings.derive(settings::get)).containsEntry("liveodds.source.kafka.enabled", "true")
-                .containsEntry("liveodds.source.file.enabled", "false").containsEntry("liveodds.demo.enabled", "false");
+        assertThat(StartupSettings.derive(settings::get)).containsEntry("liveodds.demo.enabled", "false");
         settings.put("liveodds.source", "ftp");
         assertThatThrownBy(() -> StartupSettings.derive(settings::get)).hasMessageContaining("liveodds.source must be one of");
     }

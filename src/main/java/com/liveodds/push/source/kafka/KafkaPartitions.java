@@ -21,8 +21,6 @@ import com.liveodds.push.matchid.MatchIdResolver;
 import com.liveodds.push.settings.Durations;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.kafka.KafkaConstants;
-import org.apache.camel.component.kafka.consumer.support.subcription.SubscribeAdapter;
-import org.apache.camel.component.kafka.consumer.support.subcription.TopicInfo;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -42,15 +40,16 @@ import org.slf4j.LoggerFactory;
  * thread-safe) before each record is handed on and when the partition is revoked. Camel itself commits nothing
  * (auto and manual commit are off on the route).
  * <p>
- * camel-kafka 4.18 has no user rebalance listener option, but it subscribes through a {@link SubscribeAdapter}
- * looked up in the registry under {@code subscribeAdapter}, handing over its own listener. This adapter wraps that
- * listener. On revocation the partition's records still queued for delivery are withdrawn (its ownership ends, which
- * delivery checks before each attempt and while a retry waits), the record in flight may finish for up to
+ * camel-kafka 4.18 has no rebalance listener option; the source's consumers come from its own component
+ * ({@link KafkaSourceComponent}), whose consumers subscribe with {@link #listenerFor}, wrapping Camel's listener. (A
+ * SubscribeAdapter bean would not do: camel-kafka looks it up by name for every Kafka consumer of the context, a host
+ * application's included.) On revocation the partition's records still queued for delivery are withdrawn (its
+ * ownership ends, which delivery checks before each attempt and while a retry waits), the record in flight may finish for up to
  * {@code revokeWait}, the finished prefix is committed, and the partition's matches stop getting heartbeats here.
  * On assignment the partition's recent, already committed records are read back with a separate consumer to adopt
  * its live matches, so their heartbeats move with the partition without any message being pushed again.
  */
-public class KafkaPartitions implements SubscribeAdapter {
+public class KafkaPartitions {
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaPartitions.class);
 
@@ -90,15 +89,10 @@ public class KafkaPartitions implements SubscribeAdapter {
         this.revokeWait = Durations.parse(revokeWait);
     }
 
-    @Override
-    public void subscribe(Consumer<?, ?> consumer, ConsumerRebalanceListener camelListener, TopicInfo topicInfo) {
+    /** The rebalance listener a consumer of the source subscribes with (KafkaSourceComponent): Camel's, then ours. */
+    public ConsumerRebalanceListener listenerFor(Consumer<?, ?> consumer, ConsumerRebalanceListener camelListener) {
         consumers.add(consumer);
-        ConsumerRebalanceListener listener = new Handover(consumer, camelListener);
-        if (topicInfo.isPattern()) {
-            consumer.subscribe(topicInfo.getPattern(), listener);
-        } else {
-            consumer.subscribe(topicInfo.getTopics(), listener);
-        }
+        return new Handover(consumer, camelListener);
     }
 
     /**

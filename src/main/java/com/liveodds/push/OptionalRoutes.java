@@ -1,0 +1,85 @@
+package com.liveodds.push;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import org.apache.camel.CamelContext;
+import org.apache.camel.CamelContextAware;
+import org.apache.camel.StartupListener;
+
+/**
+ * Starts the routes that only some settings want: the active source's, the embedded sandbox's and the demo
+ * producer's. Those routes say {@code autoStartup: false} (the YAML DSL schema wants a literal there, not a
+ * placeholder), and this bean starts the chosen ones once the CamelContext has started.
+ */
+public class OptionalRoutes implements CamelContextAware, StartupListener {
+
+    private static final List<String> SANDBOX_ROUTES = List.of("sandbox-token", "sandbox-partner");
+    private static final String DEMO_ROUTE = "demo-producer";
+
+    private CamelContext context;
+    private String source = "file";
+    private boolean sandbox;
+    private boolean demo;
+
+    public void setSource(String source) {
+        this.source = source.trim().toLowerCase(Locale.ROOT);
+    }
+
+    public void setSandbox(boolean sandbox) {
+        this.sandbox = sandbox;
+    }
+
+    public void setDemo(boolean demo) {
+        this.demo = demo;
+    }
+
+    /** Runs when beans.yaml loads: the routes start once the context has started, or at once when it already runs. */
+    public void install() throws Exception {
+        if (context.isStarted()) {
+            startChosen(context);
+        } else {
+            context.addStartupListener(this);
+        }
+    }
+
+    /** The ids of the routes to start, the sandbox before the source that may push to it. */
+    private List<String> chosen() {
+        List<String> ids = new ArrayList<>();
+        if (sandbox) {
+            ids.addAll(SANDBOX_ROUTES);
+        }
+        ids.add("source-" + source);
+        if (demo) {
+            ids.add(DEMO_ROUTE);
+        }
+        return ids;
+    }
+
+    /** Camel calls this after each route it starts later on too: nothing to do then. */
+    @Override
+    public void onCamelContextStarted(CamelContext context, boolean alreadyStarted) {
+    }
+
+    @Override
+    public void onCamelContextFullyStarted(CamelContext context, boolean alreadyStarted) throws Exception {
+        startChosen(context);
+    }
+
+    private void startChosen(CamelContext context) throws Exception {
+        for (String id : chosen()) {
+            context.getRouteController().startRoute(id);
+        }
+    }
+
+    @Override
+    public void setCamelContext(CamelContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public CamelContext getCamelContext() {
+        return context;
+    }
+}
