@@ -15,8 +15,8 @@ import org.apache.camel.StartupListener;
  */
 public class OptionalRoutes implements CamelContextAware, StartupListener {
 
-    private static final List<String> SANDBOX_ROUTES = List.of("sandbox-token", "sandbox-partner");
-    private static final String DEMO_ROUTE = "demo-producer";
+    private static final List<String> SANDBOX_ROUTES = List.of("liveodds-sandbox-token", "liveodds-sandbox-partner");
+    private static final String DEMO_ROUTE = "liveodds-demo-producer";
 
     private CamelContext context;
     private String source = "file";
@@ -50,7 +50,7 @@ public class OptionalRoutes implements CamelContextAware, StartupListener {
         if (sandbox) {
             ids.addAll(SANDBOX_ROUTES);
         }
-        ids.add("source-" + source);
+        ids.add("liveodds-source-" + source);
         if (demo) {
             ids.add(DEMO_ROUTE);
         }

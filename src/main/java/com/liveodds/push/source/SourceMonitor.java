@@ -12,7 +12,7 @@ public interface SourceMonitor {
 
     /** The route the source consumes with: {@code source-jms}, {@code source-kafka} ... (routes/source-*.yaml). */
     default String routeId() {
-        return "source-" + source();
+        return "liveodds-source-" + source();
     }
 
     /**

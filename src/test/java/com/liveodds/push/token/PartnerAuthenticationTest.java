@@ -71,7 +71,7 @@ class PartnerAuthenticationTest {
                 .set("liveodds.sandbox.token-lifetime", "3s")
                 .set("liveodds.demo.producer", "false")
                 .start()) {
-            PartnerSandbox sandbox = service.bean("partnerSandbox", PartnerSandbox.class);
+            PartnerSandbox sandbox = service.bean("liveoddsPartnerSandbox", PartnerSandbox.class);
             AtomicInteger sent = new AtomicInteger();
             producer.scheduleAtFixedRate(() -> {
                 int n = sent.incrementAndGet();

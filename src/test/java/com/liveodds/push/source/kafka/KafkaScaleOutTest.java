@@ -72,7 +72,7 @@ class KafkaScaleOutTest {
             }, 0, 1, TimeUnit.SECONDS);
 
             RunningService b = instance(kafka, partner);
-            KafkaPartitions ofB = b.bean("subscribeAdapter", KafkaPartitions.class);
+            KafkaPartitions ofB = b.bean("liveoddsKafkaPartitions", KafkaPartitions.class);
             await().atMost(Duration.ofSeconds(30)).until(() -> ofB.owned().size() == PARTITIONS);
             AutoCloseable a = crash ? ServiceProcess.start(processSettings(kafka, partner), Files.createTempFile("instance-a", ".log"))
                     : instance(kafka, partner);
