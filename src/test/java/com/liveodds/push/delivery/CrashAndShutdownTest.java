@@ -18,6 +18,7 @@ import java.util.stream.Collectors;
 
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import com.liveodds.push.support.Messages;
+import com.liveodds.push.support.MetricsScrape;
 import com.liveodds.push.support.RunningService;
 import com.liveodds.push.support.ServiceProcess;
 import com.liveodds.push.support.WireMockPartner;
@@ -104,11 +105,13 @@ class CrashAndShutdownTest {
         Map<String, String> settings = settings();
         Files.createDirectories(work.resolve("inbox"));
         try (ServiceProcess service = ServiceProcess.start(settings, work.resolve("term.log"))) {
-            Files.writeString(work.resolve("inbox").resolve("term-1.json"), Messages.odds("term-1", Messages.external("1", 77)));
+            RunningService.drop(work.resolve("inbox"), "term-1.json", Messages.odds("term-1", Messages.external("1", 77)));
             await().atMost(Duration.ofSeconds(30)).until(() -> partner.pushes().size() >= 1);
-            // queued behind term-1 on the lane of its match: it must not go out while term-1 is handed back
-            Files.writeString(work.resolve("inbox").resolve("term-2.json"), Messages.odds("term-2", Messages.external("1", 77)));
-            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(work.resolve("inbox/term-2.json.camelLock")));
+            // queued behind term-1 in the queue of its match: it must not go out while term-1 is handed back
+            RunningService.drop(work.resolve("inbox"), "term-2.json", Messages.odds("term-2", Messages.external("1", 77)));
+            int managementPort = Integer.parseInt(settings.get("camel.management.port"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> Double.valueOf(2.0)
+                    .equals(MetricsScrape.of(managementPort).value("liveodds_backlog_messages")));
             Duration took = service.terminate(Duration.ofSeconds(20));
             System.out.printf("SIGTERM to exit while a push waited on Retry-After 120: %d ms%n", took.toMillis());
             assertThat(took).isLessThan(Duration.ofSeconds(5));

@@ -57,9 +57,9 @@ class JsonLogTest {
             settings.put("camel.server.host", "127.0.0.1");
             Path log = work.resolve("service.log");
             try (ServiceProcess service = ServiceProcess.start(settings, Map.of("LIVEODDS_LOG_FORMAT", "json"), log)) {
-                Files.writeString(work.resolve("inbox/a.json"), Messages.odds("refused-7", Messages.external("7", 4242)));
+                RunningService.drop(work.resolve("inbox"), "a.json", Messages.odds("refused-7", Messages.external("7", 4242)));
                 // an odds message without odds_type: rejected at ingest, with its message_id known
-                Files.writeString(work.resolve("inbox/b.json"), Messages.message("odds", "no-type-8", Messages.external("8", 4243)));
+                RunningService.drop(work.resolve("inbox"), "b.json", Messages.message("odds", "no-type-8", Messages.external("8", 4243)));
                 await().atMost(Duration.ofSeconds(60)).until(() -> service.log().contains("no-type-8") && service.log().contains("refused-7"));
                 service.terminate(Duration.ofSeconds(20));
             }

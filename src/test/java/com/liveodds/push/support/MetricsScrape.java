@@ -29,6 +29,17 @@ public final class MetricsScrape {
         return new MetricsScrape(response.body());
     }
 
+    /** A scrape of the metrics a service process serves on {@code camel.management.port}. */
+    public static MetricsScrape of(int managementPort) throws Exception {
+        var response = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:" + managementPort + "/observe/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("/observe/metrics answered " + response.statusCode());
+        }
+        return new MetricsScrape(response.body());
+    }
+
     /** The series' samples summed over their labels; null when the series is not exposed. */
     public Double value(String name) {
         return sums.get(name);

@@ -83,11 +83,16 @@ public final class RunningService implements AutoCloseable {
 
     /** Drops one upstream message into the file source as producers must: written hidden, then renamed. */
     public Path drop(String fileName, String body) {
+        return drop(inbox(), fileName, body);
+    }
+
+    /** The same into any inbox (a service running in another process). */
+    public static Path drop(Path inbox, String fileName, String body) {
         try {
-            Files.createDirectories(inbox());
-            Path tmp = inbox().resolve("." + fileName + ".tmp");
+            Files.createDirectories(inbox);
+            Path tmp = inbox.resolve("." + fileName + ".tmp");
             Files.writeString(tmp, body, StandardCharsets.UTF_8);
-            return Files.move(tmp, inbox().resolve(fileName), StandardCopyOption.ATOMIC_MOVE);
+            return Files.move(tmp, inbox.resolve(fileName), StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
