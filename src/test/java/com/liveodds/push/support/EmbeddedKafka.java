@@ -76,6 +76,17 @@ public final class EmbeddedKafka implements AutoCloseable {
         producer().send(new ProducerRecord<>(topic, key, body)).get(10, TimeUnit.SECONDS);
     }
 
+    /** A record whose value is these bytes exactly (a producer that does not write UTF-8). */
+    public void sendBytes(String topic, String key, byte[] value) throws Exception {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<String, byte[]> bytes = new KafkaProducer<>(props, new StringSerializer(),
+                new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            bytes.send(new ProducerRecord<>(topic, key, value)).get(10, TimeUnit.SECONDS);
+        }
+    }
+
     /** An {@code alive} to every partition, as the contract asks of producers. */
     public void sendToEveryPartition(String topic, String body) throws Exception {
         int partitions = producer().partitionsFor(topic).size();

@@ -14,6 +14,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -36,15 +37,15 @@ final class KafkaLookBack {
         this.maxRecords = maxRecords;
     }
 
-    Map<String, Instant> read(TopicPartition partition, long endOffset, Function<String, Optional<String>> matchOf) {
+    Map<String, Instant> read(TopicPartition partition, long endOffset, Function<byte[], Optional<String>> matchOf) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, brokers);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         props.put(ConsumerConfig.CLIENT_ID_CONFIG, "liveodds-look-back-" + partition);
         Map<String, Instant> matches = new LinkedHashMap<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
+        try (KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(props)) {
             consumer.assign(List.of(partition));
             long earliest = consumer.beginningOffsets(List.of(partition)).get(partition);
             long start = Math.max(earliest, endOffset - maxRecords);
@@ -60,7 +61,7 @@ final class KafkaLookBack {
                 if (Instant.now().isAfter(giveUp)) {
                     throw new IllegalStateException("look-back of " + partition + " did not reach offset " + endOffset);
                 }
-                for (ConsumerRecord<String, String> record : consumer.poll(POLL).records(partition)) {
+                for (ConsumerRecord<String, byte[]> record : consumer.poll(POLL).records(partition)) {
                     if (record.offset() < endOffset && record.value() != null) {
                         Instant at = Instant.ofEpochMilli(record.timestamp());
                         matchOf.apply(record.value()).ifPresent(match -> matches.merge(match, at, (a, b) -> a.isAfter(b) ? a : b));

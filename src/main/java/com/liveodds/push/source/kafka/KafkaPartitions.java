@@ -108,7 +108,7 @@ public class KafkaPartitions {
             throw new IllegalStateException("record of " + partition + " at offset " + offset + " but the partition is not assigned");
         }
         commitFinished(owner.consumer);
-        String body = exchange.getMessage().getBody(String.class);
+        byte[] body = exchange.getMessage().getBody(byte[].class);
         // known to the ownership before delivery has it, so a revocation forgets the match's heartbeats here even
         // when its first message is still on the way
         matchOf(body).ifPresent(owner.matches::add);
@@ -167,9 +167,9 @@ public class KafkaPartitions {
     }
 
     /** The match a record belongs to, or empty for {@code alive} and for records the ingest route rejects. */
-    Optional<String> matchOf(String body) {
+    Optional<String> matchOf(byte[] body) {
         try {
-            UpstreamMessage message = validator.validate(body);
+            UpstreamMessage message = validator.validateRaw(body);
             // UnresolvableMatchException is a RejectedMessageException too
             return message.isAlive() ? Optional.empty() : Optional.of(resolver.resolve(message.fightMetadata()));
         } catch (RejectedMessageException e) {

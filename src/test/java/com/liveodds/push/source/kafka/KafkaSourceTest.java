@@ -63,9 +63,18 @@ class KafkaSourceTest {
         try (RunningService service = kafkaService("delivery", "g-delivery")) {
             kafka.send("delivery", "51", Messages.odds("k-odds", Messages.external("51", 71051)));
             kafka.send("delivery", "52", Messages.message("market_settlement", "k-settle", Messages.external("52", 71052)));
+            // Latin-1, not UTF-8: dead-lettered as the bytes it was, never decoded leniently and pushed
+            kafka.sendBytes("delivery", "53", Messages.odds("k-latin1-\u00e9", Messages.external("53", 71053))
+                    .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
             kafka.sendToEveryPartition("delivery", Messages.alive());
 
-            await().atMost(Duration.ofSeconds(30)).until(() -> pushOf("k-odds") != null && pushOf("k-settle") != null);
+            await().atMost(Duration.ofSeconds(30)).until(() -> pushOf("k-odds") != null && pushOf("k-settle") != null
+                    && service.deadLetterCount() == 1);
+            assertThat(service.deadLetterEntries()).singleElement().satisfies(letter -> {
+                assertThat(letter.path("reason_code").asText()).isEqualTo("not_utf8");
+                assertThat(letter.path("body_encoding").asText()).isEqualTo("base64");
+            });
+            assertThat(partner.pushes()).noneMatch(r -> r.getBodyAsString().contains("k-latin1"));
             assertThat(pushOf("k-odds").getUrl()).isEqualTo("/partner/v1/liveodds/42/match:71051/odds");
             assertThat(pushOf("k-settle").getUrl()).isEqualTo("/partner/v1/liveodds/42/match:71052/market_settlement");
             assertThat(pushOf("k-odds").getHeaders().keys()).noneMatch(h -> h.toLowerCase().startsWith("kafka") || h.startsWith("Camel"));
