@@ -74,6 +74,7 @@ class DeliveryBench {
         ((Logger) LoggerFactory.getLogger("org.apache.activemq")).setLevel(Level.WARN);
         work = Files.createTempDirectory("delivery-bench");
         long start = System.nanoTime();
+        String loadBefore = loadAverage();
         try (BenchPartner p = BenchPartner.start(); EmbeddedArtemis b = new EmbeddedArtemis().start()) {
             partner = p;
             broker = b;
@@ -83,9 +84,10 @@ class DeliveryBench {
             addedLatency("jms", "p99 ≤ 10, max ≤ 50", (p50, p99, max) -> p99 <= 10 && max <= 50);
             addedLatency("file", "p50 ≤ 60, p99 ≤ 150", (p50, p99, max) -> p50 <= 60 && p99 <= 150);
         } finally {
-            String result = String.format("Delivery bench, %s, lanes %s, max-in-flight %s, JMS consumers %s, scale %s, %d s in all%n%n%s",
+            String result = String.format("Delivery bench, %s, lanes %s, max-in-flight %s, JMS consumers %s, scale %s, %d s in all, "
+                            + "%d cores, load average %s before and %s after%n%n%s",
                     JAR, LANES, MAX_IN_FLIGHT, JMS_CONSUMERS, SCALE, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start),
-                    table.markdown());
+                    Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), table.markdown());
             Path report = Path.of("target", "bench", "delivery-bench.md");
             Files.createDirectories(report.getParent());
             Files.writeString(report, result);
@@ -351,6 +353,15 @@ class DeliveryBench {
 
     private static double max(double[] sorted) {
         return sorted.length == 0 ? Double.NaN : sorted[sorted.length - 1];
+    }
+
+    /** The 1-minute load average: figures taken on a machine busy with other work are not comparable. */
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException e) {
+            return "?";
+        }
     }
 
     private static String mib(long kib) {

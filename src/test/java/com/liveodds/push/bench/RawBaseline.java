@@ -31,7 +31,8 @@ final class RawBaseline implements AutoCloseable {
 
     private static final Pattern ACCESS_TOKEN = Pattern.compile("\"access_token\"\\s*:\\s*\"([^\"]+)\"");
 
-    private record Push(String match, String key, String body) {
+    /** The body is made when the push is sent, so a long backlog holds no bodies (as a source holds them in its broker or folder). */
+    private record Push(String match, Load load, int index) {
     }
 
     private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
@@ -68,7 +69,7 @@ final class RawBaseline implements AutoCloseable {
 
     /** Hands message i of the load to the client (the hand-over time is recorded for the latency). */
     void push(Load load, int i) {
-        Push push = new Push(Load.matchId(load.matchOf(i)), load.id(i), load.body(i));
+        Push push = new Push(Load.matchId(load.matchOf(i)), load, i);
         load.handed(i);
         Push now = null;
         synchronized (this) {
@@ -93,8 +94,8 @@ final class RawBaseline implements AutoCloseable {
                 .timeout(Duration.ofSeconds(10))
                 .header("Authorization", authorization)
                 .header("Content-Type", "application/json")
-                .header("Idempotency-Key", push.key())
-                .POST(HttpRequest.BodyPublishers.ofString(push.body())).build();
+                .header("Idempotency-Key", push.load().id(push.index()))
+                .POST(HttpRequest.BodyPublishers.ofString(push.load().body(push.index()))).build();
         client.sendAsync(request, HttpResponse.BodyHandlers.discarding()).whenComplete((answer, error) -> {
             if (error == null && answer.statusCode() / 100 == 2) {
                 onDelivered.run();
