@@ -50,8 +50,11 @@ class DeliveryBench {
     private static final String LANES = System.getProperty("bench.lanes", "8");
     private static final String MAX_IN_FLIGHT = System.getProperty("bench.max-in-flight", "256");
     private static final String JMS_CONSUMERS = System.getProperty("bench.jms-consumers", "4");
-    /** A run is over when everything arrived, or when nothing more arrived for this long (the rest is then lost). */
-    private static final Duration STALL = Duration.ofSeconds(30);
+    /**
+     * A run is over when everything arrived, or when nothing more arrived for this long (the rest is then lost); above
+     * the longest retry back-off (30 s), so a match recovering from its 503s is waited for.
+     */
+    private static final Duration STALL = Duration.ofSeconds(60);
     private static final int BASELINE_MAX_IN_FLIGHT = 256;
 
     /** One way of handing a run's messages over: all at once before the service starts, or paced while it runs. */
@@ -83,6 +86,11 @@ class DeliveryBench {
             hotMatch();
             addedLatency("jms", "p99 ≤ 10, max ≤ 50", (p50, p99, max) -> p99 <= 10 && max <= 50);
             addedLatency("file", "p50 ≤ 60, p99 ≤ 150", (p50, p99, max) -> p50 <= 60 && p99 <= 150);
+            table.run(String.format("partner: %d token requests, %d pushes answered 401 (wrong or missing token)",
+                    partner.tokenRequests(), partner.unauthorized()));
+            if (partner.unauthorized() > 0) {
+                problems.add(partner.unauthorized() + " pushes came without the partner's token");
+            }
         } finally {
             String result = String.format("Delivery bench, %s, lanes %s, max-in-flight %s, JMS consumers %s, scale %s, %d s in all, "
                             + "%d cores, load average %s before and %s after%n%n%s",
@@ -323,7 +331,6 @@ class DeliveryBench {
                 run, arrivals.load.size, arrivals.delivered(), deadLettered.size(), arrivals.repeats.sum(), arrivals.refused.sum(),
                 arrivals.overlapping.sum(), arrivals.heartbeats.sum(), arrivals.strays.sum(), arrivals.throughput(),
                 TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started), detail));
-        System.out.println("BENCH run " + run + " done: " + arrivals.delivered() + "/" + arrivals.load.size);
     }
 
     /** message_ids of the dead letters (a file that exists is whole: the store renames it into place). */

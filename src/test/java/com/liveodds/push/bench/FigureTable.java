@@ -14,11 +14,15 @@ final class FigureTable {
 
     /** A figure with a verdict: met is null when the goal could not be judged (a run did not finish). */
     void add(String figure, String service, String baseline, String ratio, String goal, Boolean met) {
-        rows.add(new Row(figure, service, baseline, ratio, goal, met == null ? "n/a" : met ? "PASS" : "MISS"));
+        Row row = new Row(figure, service, baseline, ratio, goal, met == null ? "n/a" : met ? "PASS" : "MISS");
+        rows.add(row);
+        // printed as it comes too: a bench stopped half-way still leaves its figures in the build log
+        System.out.println("BENCH figure: " + String.join(" | ", row.figure, row.service, row.baseline, row.ratio, row.goal, row.verdict));
     }
 
     void run(String line) {
         runs.add(line);
+        System.out.println("BENCH run: " + line);
     }
 
     static String ratio(double service, double baseline) {

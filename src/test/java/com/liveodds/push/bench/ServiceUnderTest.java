@@ -26,11 +26,13 @@ final class ServiceUnderTest implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final Process process;
-    final Path log;
+    private final Thread killOnExit;
 
-    private ServiceUnderTest(Process process, Path log) {
+    private ServiceUnderTest(Process process) {
         this.process = process;
-        this.log = log;
+        // a bench JVM stopped from outside (Ctrl-C, SIGTERM) must not leave the service running
+        this.killOnExit = new Thread(process::destroyForcibly, "bench-service-kill");
+        Runtime.getRuntime().addShutdownHook(killOnExit);
     }
 
     /** Starts the jar and waits until {@code /observe/health} answers 200 (routes and source up). */
@@ -47,7 +49,7 @@ final class ServiceUnderTest implements AutoCloseable {
         command.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
         Process process = new ProcessBuilder(command).directory(Path.of("").toAbsolutePath().toFile())
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
-        ServiceUnderTest service = new ServiceUnderTest(process, log);
+        ServiceUnderTest service = new ServiceUnderTest(process);
         URI health = URI.create("http://127.0.0.1:" + settings.get("camel.management.port") + "/observe/health");
         try {
             await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() -> {
@@ -97,6 +99,7 @@ final class ServiceUnderTest implements AutoCloseable {
     /** SIGTERM, as an operator stops it; killed if it does not exit within 30 s. */
     @Override
     public void close() {
+        Runtime.getRuntime().removeShutdownHook(killOnExit);
         process.destroy();
         try {
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
