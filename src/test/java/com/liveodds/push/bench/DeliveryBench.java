@@ -59,7 +59,7 @@ class DeliveryBench {
 
     /** One way of handing a run's messages over: all at once before the service starts, or paced while it runs. */
     private interface Feed {
-        void send(Upstream upstream) throws Exception;
+        void send(Upstream upstream, Arrivals arrivals) throws Exception;
     }
 
     private record ServiceRun(Arrivals arrivals, long peakRssKiB) {
@@ -105,25 +105,25 @@ class DeliveryBench {
     }
 
     /**
-     * 32 matches at 5 msg/s each over JMS, partner 5 ms: a 5 s warm-up, then match 0 is answered 503 from second 5
-     * of the measured 15 s until sending ends (then it recovers, so its backlog drains and can be checked).
+     * 32 matches at 5 msg/s each over JMS, partner 5 ms: a warm-up of 5 s of that load (delivered before the measured
+     * part starts), then 15 s in which match 0 is answered 503 from second 5 until sending ends (then it recovers, so
+     * its backlog drains and can be checked).
      */
     private void isolation() throws Exception {
         int matches = 32;
         double rate = matches * 5.0;
-        double warmUp = 5;
-        double failFrom = warmUp + 5;
-        double seconds = warmUp + Math.max(8, 15 * SCALE);
-        int n = (int) (rate * seconds);
+        int warmUp = (int) (5 * rate);
+        int failFrom = warmUp + (int) (5 * rate);
+        int n = warmUp + (int) (rate * Math.max(8, 15 * SCALE));
         IntPredicate others = i -> i % matches != 0;
-        IntPredicate beforeFailure = i -> others.test(i) && i >= warmUp * rate && i < failFrom * rate;
-        IntPredicate duringFailure = i -> others.test(i) && i >= failFrom * rate;
+        IntPredicate beforeFailure = i -> others.test(i) && i >= warmUp && i < failFrom;
+        IntPredicate duringFailure = i -> others.test(i) && i >= failFrom;
 
         Load service = new Load("iso-svc", n, matches);
         Arrivals s = serviceRun("isolation-jms", "jms", null, service, 5, null,
-                up -> failingMatchFeed(up, service, rate, failFrom, seconds)).arrivals();
+                (up, arrivals) -> failingMatchFeed(up, arrivals, rate, warmUp, failFrom)).arrivals();
         Load raw = new Load("iso-raw", n, matches);
-        Arrivals r = baselineRun("isolation", raw, 5, up -> failingMatchFeed(up, raw, rate, failFrom, seconds));
+        Arrivals r = baselineRun("isolation", raw, 5, (up, arrivals) -> failingMatchFeed(up, arrivals, rate, warmUp, failFrom));
 
         long delayed = delayedMatches(s, duringFailure, 1000);
         double worst = max(s.latenciesMs(duringFailure));
@@ -138,10 +138,21 @@ class DeliveryBench {
                 FigureTable.ratio(p99During, rawP99), "unchanged: ≤ 1.5 × before + 1 ms", p99During <= 1.5 * p99Before + 1);
     }
 
-    private void failingMatchFeed(Upstream upstream, Load load, double rate, double failFrom, double seconds) throws Exception {
+    private void failingMatchFeed(Upstream upstream, Arrivals arrivals, double rate, int warmUp, int failFrom) throws Exception {
+        Load load = arrivals.load;
+        warmUp(upstream, arrivals, rate, warmUp);
         long start = System.nanoTime();
-        partner.failMatch(0, start + (long) (failFrom * 1e9), start + (long) (seconds * 1e9));
-        Upstream.pace(upstream, load, 0, load.size, rate, start);
+        partner.failMatch(0, start + (long) ((failFrom - warmUp) * 1e9 / rate), start + (long) ((load.size - warmUp) * 1e9 / rate));
+        Upstream.pace(upstream, load, warmUp, load.size, rate, start);
+    }
+
+    /**
+     * The first messages at the run's rate, then a wait until they are delivered: the measured part starts on a warm
+     * service with no backlog left from its cold start.
+     */
+    private static void warmUp(Upstream upstream, Arrivals arrivals, double rate, int messages) throws Exception {
+        Upstream.pace(upstream, arrivals.load, 0, messages, rate, System.nanoTime());
+        await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(50)).until(() -> arrivals.delivered() >= messages);
     }
 
     /** 20,000 messages over 64 matches preloaded into the source, partner 20 ms then at once; peak RSS and -Xmx256m. */
@@ -195,16 +206,17 @@ class DeliveryBench {
         boolean met(double p50, double p99, double max);
     }
 
-    /** 16 matches, 200 msg/s in all, partner 5 ms; added latency of the messages handed over after a 5 s warm-up. */
+    /** 16 matches, 200 msg/s in all, partner 5 ms; added latency of the 10 s of messages after a 5 s warm-up. */
     private void addedLatency(String source, String goal, LatencyGoal met) throws Exception {
         double rate = 200;
-        double warmUp = 5;
-        double measured = Math.max(3, 10 * SCALE);
-        int n = (int) (rate * (warmUp + measured));
+        int warmUp = (int) (5 * rate);
+        int n = warmUp + (int) (rate * Math.max(3, 10 * SCALE));
         Load load = new Load("lat-" + source, n, 16);
-        Arrivals a = serviceRun("latency-" + source, source, null, load, 5, null,
-                up -> Upstream.pace(up, load, 0, load.size, rate, System.nanoTime())).arrivals();
-        double[] latencies = a.latenciesMs(i -> i >= warmUp * rate);
+        Arrivals a = serviceRun("latency-" + source, source, null, load, 5, null, (up, arrivals) -> {
+            warmUp(up, arrivals, rate, warmUp);
+            Upstream.pace(up, load, warmUp, load.size, rate, System.nanoTime());
+        }).arrivals();
+        double[] latencies = a.latenciesMs(i -> i >= warmUp);
         double p50 = Arrivals.percentile(latencies, 0.5);
         double p99 = Arrivals.percentile(latencies, 0.99);
         double max = max(latencies);
@@ -225,12 +237,12 @@ class DeliveryBench {
         long peakRss;
         try (Upstream upstream = source.equals("jms") ? new Upstream.Jms(broker, queue, before == null) : new Upstream.Folder(inbox)) {
             if (before != null) {
-                before.send(upstream);
+                before.send(upstream, arrivals);
                 upstream.settle(load.size);
             }
             try (ServiceUnderTest service = ServiceUnderTest.start(JAR, maxHeap, settings(source, queue, dir, inbox, deadLetters), log)) {
                 if (during != null) {
-                    during.send(upstream);
+                    during.send(upstream, arrivals);
                 }
                 awaitDone(arrivals, deadLetters);
                 peakRss = service.peakRssKiB();
@@ -245,7 +257,7 @@ class DeliveryBench {
         Arrivals arrivals = partner.record(load, partnerLatencyMs);
         long started = System.nanoTime();
         try (RawBaseline raw = new RawBaseline(partner.baseUrl(), partner.authUrl(), BASELINE_MAX_IN_FLIGHT, () -> { })) {
-            feed.send(raw::push);
+            feed.send(raw::push, arrivals);
             awaitDone(arrivals, null);
         }
         finish("raw baseline " + name, arrivals, null, started, "in the bench JVM");
@@ -297,7 +309,7 @@ class DeliveryBench {
     }
 
     private static Feed all(Load load) {
-        return upstream -> {
+        return (upstream, arrivals) -> {
             for (int i = 0; i < load.size; i++) {
                 upstream.hand(load, i);
             }
