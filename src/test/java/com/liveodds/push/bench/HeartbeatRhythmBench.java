@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * How late heartbeats are with many live idle matches (default 1,000; -Dbench.matches=10000). Not a test: it
- * prints the lateness of each heartbeat gap beyond the 5 s interval. Run with {@code mvn -B test -Pbench}.
+ * prints the lateness of each heartbeat gap beyond the 5 s interval. Run with {@code mvn -B verify -Pbench -Dtest=HeartbeatRhythmBench}.
  */
 @Tag("bench")
 class HeartbeatRhythmBench {

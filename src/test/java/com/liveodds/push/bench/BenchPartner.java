@@ -1,0 +1,157 @@
+package com.liveodds.push.bench;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+import com.liveodds.push.support.RunningService;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
+
+/**
+ * A fast partner on 127.0.0.1 (Vert.x, two event loops): the token endpoint {@code POST /auth/oauth/token} and the
+ * push paths {@code /v1/liveodds/42/match:{id}/{type}}, answered 202 after an injected latency that holds no thread
+ * ({@code vertx.setTimer}), or 503 for one match during a chosen window. What arrives is recorded in the current
+ * run's {@link Arrivals}.
+ */
+final class BenchPartner implements AutoCloseable {
+
+    static final String PARTNER_ID = "42";
+    static final String CLIENT_ID = "bench-client";
+    static final String CLIENT_SECRET = "bench-secret";
+    private static final String TOKEN = "bench-token";
+    private static final String PUSH_PREFIX = "/v1/liveodds/" + PARTNER_ID + "/";
+    private static final String TOKEN_ANSWER = "{\"access_token\":\"" + TOKEN + "\",\"token_type\":\"Bearer\",\"expires_in\":3600}";
+
+    private final Vertx vertx;
+    private final List<HttpServer> servers = new ArrayList<>();
+    private final int port;
+    private final LongAdder tokenRequests = new LongAdder();
+    private final LongAdder unauthorized = new LongAdder();
+    private volatile Arrivals arrivals = new Arrivals(new Load("none", 0, 1));
+    private volatile long latencyMs;
+    private volatile int failingMatch = -1;
+    private volatile long failFrom;
+    private volatile long failUntil;
+
+    private BenchPartner(Vertx vertx, int port) {
+        this.vertx = vertx;
+        this.port = port;
+    }
+
+    static BenchPartner start() throws Exception {
+        int eventLoops = 2;
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(eventLoops));
+        BenchPartner partner = new BenchPartner(vertx, RunningService.freePort());
+        // several servers on one port: Vert.x spreads the connections over their event loops
+        for (int i = 0; i < eventLoops; i++) {
+            HttpServer server = vertx.createHttpServer().requestHandler(partner::handle);
+            partner.servers.add(server.listen(partner.port, "127.0.0.1").toCompletionStage().toCompletableFuture()
+                    .get(10, TimeUnit.SECONDS));
+        }
+        return partner;
+    }
+
+    String baseUrl() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    String authUrl() {
+        return baseUrl() + "/auth";
+    }
+
+    /** Starts recording a new run: pushes of other loads are counted as strays from now on. */
+    Arrivals record(Load load, long latencyMs) {
+        this.latencyMs = latencyMs;
+        this.failingMatch = -1;
+        this.arrivals = new Arrivals(load);
+        return arrivals;
+    }
+
+    /** Match m is answered 503 for pushes arriving in [from, until) (System.nanoTime). */
+    void failMatch(int m, long from, long until) {
+        this.failFrom = from;
+        this.failUntil = until;
+        this.failingMatch = m;
+    }
+
+    long tokenRequests() {
+        return tokenRequests.sum();
+    }
+
+    long unauthorized() {
+        return unauthorized.sum();
+    }
+
+    private void handle(HttpServerRequest request) {
+        String path = request.path();
+        if (request.method() != HttpMethod.POST) {
+            request.response().setStatusCode(405).end();
+        } else if (path.equals("/auth/oauth/token")) {
+            request.body().onSuccess(form -> {
+                tokenRequests.increment();
+                request.response().putHeader("Content-Type", "application/json").end(TOKEN_ANSWER);
+            });
+        } else if (path.startsWith(PUSH_PREFIX)) {
+            request.body().onSuccess(body -> push(request, path, body));
+        } else {
+            request.response().setStatusCode(404).end();
+        }
+    }
+
+    private void push(HttpServerRequest request, String path, Buffer body) {
+        long now = System.nanoTime();
+        if (!("Bearer " + TOKEN).equals(request.getHeader("Authorization"))) {
+            unauthorized.increment();
+            request.response().setStatusCode(401).end();
+            return;
+        }
+        int slash = path.indexOf('/', PUSH_PREFIX.length());
+        String matchId = slash < 0 ? path.substring(PUSH_PREFIX.length()) : path.substring(PUSH_PREFIX.length(), slash);
+        String type = slash < 0 ? "" : path.substring(slash + 1);
+        Arrivals run = arrivals;
+        if (type.equals("heartbeat")) {
+            run.heartbeats.increment();
+            request.response().setStatusCode(202).end();
+            return;
+        }
+        boolean failing = Load.matchIndex(matchId) == failingMatch && now >= failFrom && now < failUntil;
+        int i = run.arrived(matchId, request.getHeader("Idempotency-Key"), messageId(body), now, !failing);
+        int status = failing ? 503 : 202;
+        Runnable answer = () -> {
+            if (i >= 0) {
+                run.answered(i);
+            }
+            request.response().setStatusCode(status).end();
+        };
+        long latency = latencyMs;
+        if (latency > 0) {
+            vertx.setTimer(latency, timer -> answer.run());
+        } else {
+            answer.run();
+        }
+    }
+
+    /** The body's message_id, read without a JSON parser (the partner must stay cheap next to the service). */
+    static String messageId(Buffer body) {
+        String text = body.toString(StandardCharsets.UTF_8);
+        int key = text.indexOf("\"message_id\"");
+        if (key < 0) {
+            return null;
+        }
+        int open = text.indexOf('"', text.indexOf(':', key) + 1);
+        int close = text.indexOf('"', open + 1);
+        return open < 0 || close < 0 ? null : text.substring(open + 1, close);
+    }
+
+    @Override
+    public void close() throws Exception {
+        vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+}

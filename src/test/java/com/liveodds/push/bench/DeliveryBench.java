@@ -1,0 +1,389 @@
+package com.liveodds.push.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntPredicate;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.liveodds.push.support.EmbeddedArtemis;
+import com.liveodds.push.support.RunningService;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The delivery benchmark, black box: the built jar in a process of its own, real sources (embedded Artemis, a
+ * folder), a fast partner on loopback with injected latency ({@link BenchPartner}), and in the same run a raw
+ * HttpClient baseline ({@link RawBaseline}) pushing the same messages to the same partner under the same per-match
+ * rule. Prints the figures as service / baseline ratios with the goals of issue 8; timings are printed, never
+ * asserted. Every run checks per-match order and loss, and those fail the bench.
+ *
+ * <p>{@code mvn -B verify -Pbench} (packages the jar first). {@code -Dbench.scale=0.25} shrinks the message counts
+ * and paced durations; {@code -Dbench.lanes}, {@code -Dbench.max-in-flight} and {@code -Dbench.jms-consumers} are
+ * passed to the service (defaults 8, 256, 4).
+ */
+@Tag("bench")
+class DeliveryBench {
+
+    private static final double SCALE = Double.parseDouble(System.getProperty("bench.scale", "1"));
+    private static final Path JAR = Path.of(System.getProperty("bench.jar", "target/liveodds-push.jar"));
+    private static final String LANES = System.getProperty("bench.lanes", "8");
+    private static final String MAX_IN_FLIGHT = System.getProperty("bench.max-in-flight", "256");
+    private static final String JMS_CONSUMERS = System.getProperty("bench.jms-consumers", "4");
+    /**
+     * A run is over when everything arrived, or when nothing more arrived for this long (the rest is then lost); above
+     * the longest retry back-off (30 s), so a match recovering from its 503s is waited for.
+     */
+    private static final Duration STALL = Duration.ofSeconds(60);
+    private static final int BASELINE_MAX_IN_FLIGHT = 256;
+
+    /** One way of handing a run's messages over: all at once before the service starts, or paced while it runs. */
+    private interface Feed {
+        void send(Upstream upstream, Arrivals arrivals) throws Exception;
+    }
+
+    private record ServiceRun(Arrivals arrivals, long peakRssKiB) {
+    }
+
+    private final FigureTable table = new FigureTable();
+    private final List<String> problems = new ArrayList<>();
+    private BenchPartner partner;
+    private EmbeddedArtemis broker;
+    private Path work;
+
+    @Test
+    void deliveryFigures() throws Exception {
+        // the embedded broker audits every message at INFO: that would cost the bench JVM the CPU the figures need
+        ((Logger) LoggerFactory.getLogger("org.apache.activemq")).setLevel(Level.WARN);
+        work = Files.createTempDirectory("delivery-bench");
+        long start = System.nanoTime();
+        String loadBefore = loadAverage();
+        try (BenchPartner p = BenchPartner.start(); EmbeddedArtemis b = new EmbeddedArtemis().start()) {
+            partner = p;
+            broker = b;
+            isolation();
+            throughput();
+            hotMatch();
+            addedLatency("jms", "p99 ≤ 10, max ≤ 50", (p50, p99, max) -> p99 <= 10 && max <= 50);
+            addedLatency("file", "p50 ≤ 60, p99 ≤ 150", (p50, p99, max) -> p50 <= 60 && p99 <= 150);
+            table.run(String.format("partner: %d token requests, %d pushes answered 401 (wrong or missing token)",
+                    partner.tokenRequests(), partner.unauthorized()));
+            if (partner.unauthorized() > 0) {
+                problems.add(partner.unauthorized() + " pushes came without the partner's token");
+            }
+        } finally {
+            String result = String.format("Delivery bench, %s, lanes %s, max-in-flight %s, JMS consumers %s, scale %s, %d s in all, "
+                            + "%d cores, load average %s before and %s after%n%n%s",
+                    JAR, LANES, MAX_IN_FLIGHT, JMS_CONSUMERS, SCALE, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start),
+                    Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), table.markdown());
+            Path report = Path.of("target", "bench", "delivery-bench.md");
+            Files.createDirectories(report.getParent());
+            Files.writeString(report, result);
+            System.out.println("\n" + result + "(also in " + report + "; service logs under " + work + ")");
+        }
+        assertThat(problems).as("per-match order and loss").isEmpty();
+    }
+
+    /**
+     * 32 matches at 5 msg/s each over JMS, partner 5 ms: a warm-up of 5 s of that load (delivered before the measured
+     * part starts), then 15 s in which match 0 is answered 503 from second 5 until sending ends (then it recovers, so
+     * its backlog drains and can be checked).
+     */
+    private void isolation() throws Exception {
+        int matches = 32;
+        double rate = matches * 5.0;
+        int warmUp = (int) (5 * rate);
+        int failFrom = warmUp + (int) (5 * rate);
+        int n = warmUp + (int) (rate * Math.max(8, 15 * SCALE));
+        IntPredicate others = i -> i % matches != 0;
+        IntPredicate beforeFailure = i -> others.test(i) && i >= warmUp && i < failFrom;
+        IntPredicate duringFailure = i -> others.test(i) && i >= failFrom;
+
+        Load service = new Load("iso-svc", n, matches);
+        Arrivals s = serviceRun("isolation-jms", "jms", null, service, 5, null,
+                (up, arrivals) -> failingMatchFeed(up, arrivals, rate, warmUp, failFrom)).arrivals();
+        Load raw = new Load("iso-raw", n, matches);
+        Arrivals r = baselineRun("isolation", raw, 5, (up, arrivals) -> failingMatchFeed(up, arrivals, rate, warmUp, failFrom));
+
+        long delayed = delayedMatches(s, duringFailure, 1000);
+        double worst = max(s.latenciesMs(duringFailure));
+        table.add("isolation: 32 matches × 5 msg/s, JMS, partner 5 ms, one answered 503 from second 5: other matches delayed > 1 s",
+                delayed + " of 31 (worst " + FigureTable.number(worst) + " ms)",
+                delayedMatches(r, duringFailure, 1000) + " of 31", "—", "0", delayed == 0);
+        double p99Before = Arrivals.percentile(s.latenciesMs(beforeFailure), 0.99);
+        double p99During = Arrivals.percentile(s.latenciesMs(duringFailure), 0.99);
+        double rawP99 = Arrivals.percentile(r.latenciesMs(duringFailure), 0.99);
+        table.add("isolation: p99 added latency (ms) of the other 31 while it fails (in the 5 s before it fails)",
+                FigureTable.number(p99During) + " (" + FigureTable.number(p99Before) + ")", FigureTable.number(rawP99),
+                FigureTable.ratio(p99During, rawP99), "unchanged: ≤ 1.5 × before + 1 ms", p99During <= 1.5 * p99Before + 1);
+    }
+
+    private void failingMatchFeed(Upstream upstream, Arrivals arrivals, double rate, int warmUp, int failFrom) throws Exception {
+        Load load = arrivals.load;
+        warmUp(upstream, arrivals, rate, warmUp);
+        long start = System.nanoTime();
+        partner.failMatch(0, start + (long) ((failFrom - warmUp) * 1e9 / rate), start + (long) ((load.size - warmUp) * 1e9 / rate));
+        Upstream.pace(upstream, load, warmUp, load.size, rate, start);
+    }
+
+    /**
+     * The first messages at the run's rate, then a wait until they are delivered: the measured part starts on a warm
+     * service with no backlog left from its cold start.
+     */
+    private static void warmUp(Upstream upstream, Arrivals arrivals, double rate, int messages) throws Exception {
+        Upstream.pace(upstream, arrivals.load, 0, messages, rate, System.nanoTime());
+        await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(50)).until(() -> arrivals.delivered() >= messages);
+    }
+
+    /** 20,000 messages over 64 matches preloaded into the source, partner 20 ms then at once; peak RSS and -Xmx256m. */
+    private void throughput() throws Exception {
+        int n = (int) (20_000 * SCALE);
+        int matches = 64;
+        String size = String.format("%,d msgs / %d matches", n, matches);
+
+        Load service20 = new Load("t20-svc", n, matches);
+        double s20 = serviceRun("throughput-20ms-jms", "jms", null, service20, 20, all(service20), null).arrivals().throughput();
+        Load raw20 = new Load("t20-raw", n, matches);
+        double r20 = baselineRun("throughput-20ms", raw20, 20, all(raw20)).throughput();
+        table.add("throughput (msg/s), " + size + ", partner 20 ms, JMS", FigureTable.number(s20), FigureTable.number(r20),
+                FigureTable.ratio(s20, r20), "≥ 0.8 × baseline", s20 >= 0.8 * r20);
+
+        Load raw0 = new Load("t0-raw", n, matches);
+        double r0 = baselineRun("throughput-at-once", raw0, 0, all(raw0)).throughput();
+        Load file0 = new Load("t0-file", n, matches);
+        double sFile = serviceRun("throughput-at-once-file", "file", null, file0, 0, all(file0), null).arrivals().throughput();
+        table.add("throughput (msg/s), " + size + ", partner at once (CPU-bound), file", FigureTable.number(sFile),
+                FigureTable.number(r0), FigureTable.ratio(sFile, r0), "≥ 0.25 × baseline", sFile >= 0.25 * r0);
+        Load jms0 = new Load("t0-jms", n, matches);
+        ServiceRun jms = serviceRun("throughput-at-once-jms", "jms", null, jms0, 0, all(jms0), null);
+        double sJms = jms.arrivals().throughput();
+        table.add("throughput (msg/s), " + size + ", partner at once (CPU-bound), JMS", FigureTable.number(sJms),
+                FigureTable.number(r0), FigureTable.ratio(sJms, r0), "≥ 0.25 × baseline", sJms >= 0.25 * r0);
+
+        long[] rawOwnJvm = baselineInOwnJvm(new Load("t0-rawjvm", n, matches));
+        table.add("peak RSS (MiB) after that JMS run, JVM defaults (baseline: alone in its own JVM, " + rawOwnJvm[0] + " msg/s)",
+                mib(jms.peakRssKiB()), mib(rawOwnJvm[1]), FigureTable.ratio(jms.peakRssKiB(), rawOwnJvm[1]), "—", null);
+        Load small = new Load("t0-xmx", n, matches);
+        ServiceRun capped = serviceRun("throughput-at-once-jms-xmx256m", "jms", "256m", small, 0, all(small), null);
+        double sCapped = capped.arrivals().throughput();
+        table.add("same JMS run with -Xmx256m: msg/s (peak RSS MiB); baseline column: the JVM-defaults run",
+                FigureTable.number(sCapped) + " (" + mib(capped.peakRssKiB()) + ")", FigureTable.number(sJms),
+                FigureTable.ratio(sCapped, sJms), "runs within -Xmx256m at ≥ 0.9 × the speed", sCapped >= 0.9 * sJms);
+    }
+
+    /** One match, 2,000 messages preloaded, partner 20 ms: one push in flight at a time, so the limit is 50 msg/s. */
+    private void hotMatch() throws Exception {
+        int n = (int) (2_000 * SCALE);
+        Load service = new Load("hot-svc", n, 1);
+        double s = serviceRun("hot-match-jms", "jms", null, service, 20, all(service), null).arrivals().throughput();
+        Load raw = new Load("hot-raw", n, 1);
+        double r = baselineRun("hot-match", raw, 20, all(raw)).throughput();
+        table.add(String.format("one hot match, %,d msgs, partner 20 ms, JMS (msg/s, limit 50)", n), FigureTable.number(s),
+                FigureTable.number(r), FigureTable.ratio(s, r), "≥ 0.9 × baseline", s >= 0.9 * r);
+    }
+
+    private interface LatencyGoal {
+        boolean met(double p50, double p99, double max);
+    }
+
+    /** 16 matches, 200 msg/s in all, partner 5 ms; added latency of the 10 s of messages after a 5 s warm-up. */
+    private void addedLatency(String source, String goal, LatencyGoal met) throws Exception {
+        double rate = 200;
+        int warmUp = (int) (5 * rate);
+        int n = warmUp + (int) (rate * Math.max(3, 10 * SCALE));
+        Load load = new Load("lat-" + source, n, 16);
+        Arrivals a = serviceRun("latency-" + source, source, null, load, 5, null, (up, arrivals) -> {
+            warmUp(up, arrivals, rate, warmUp);
+            Upstream.pace(up, load, warmUp, load.size, rate, System.nanoTime());
+        }).arrivals();
+        double[] latencies = a.latenciesMs(i -> i >= warmUp);
+        double p50 = Arrivals.percentile(latencies, 0.5);
+        double p99 = Arrivals.percentile(latencies, 0.99);
+        double max = max(latencies);
+        table.add("added latency (ms), " + source + " source, 16 matches, 200 msg/s in all, partner 5 ms, after 5 s: p50 / p99 / max",
+                FigureTable.number(p50) + " / " + FigureTable.number(p99) + " / " + FigureTable.number(max), "—", "—", goal,
+                met.met(p50, p99, max));
+    }
+
+    private ServiceRun serviceRun(String name, String source, String maxHeap, Load load, long partnerLatencyMs,
+                                  Feed before, Feed during) throws Exception {
+        Path dir = Files.createDirectories(work.resolve(name));
+        Path inbox = Files.createDirectories(dir.resolve("inbox"));
+        Path deadLetters = dir.resolve("dead-letter");
+        Path log = dir.resolve("service.log");
+        String queue = "bench." + name;
+        Arrivals arrivals = partner.record(load, partnerLatencyMs);
+        long started = System.nanoTime();
+        long peakRss;
+        try (Upstream upstream = source.equals("jms") ? new Upstream.Jms(broker, queue, before == null) : new Upstream.Folder(inbox)) {
+            if (before != null) {
+                before.send(upstream, arrivals);
+                upstream.settle(load.size);
+            }
+            try (ServiceUnderTest service = ServiceUnderTest.start(JAR, maxHeap, settings(source, queue, dir, inbox, deadLetters), log)) {
+                if (during != null) {
+                    during.send(upstream, arrivals);
+                }
+                awaitDone(arrivals, deadLetters);
+                peakRss = service.peakRssKiB();
+            }
+        }
+        finish(name + (maxHeap == null ? "" : " (-Xmx" + maxHeap + ")"), arrivals, deadLetters, started,
+                "peak RSS " + mib(peakRss) + " MiB, log " + log);
+        return new ServiceRun(arrivals, peakRss);
+    }
+
+    private Arrivals baselineRun(String name, Load load, long partnerLatencyMs, Feed feed) throws Exception {
+        Arrivals arrivals = partner.record(load, partnerLatencyMs);
+        long started = System.nanoTime();
+        try (RawBaseline raw = new RawBaseline(partner.baseUrl(), partner.authUrl(), BASELINE_MAX_IN_FLIGHT, () -> { })) {
+            feed.send(raw::push, arrivals);
+            awaitDone(arrivals, null);
+        }
+        finish("raw baseline " + name, arrivals, null, started, "in the bench JVM");
+        return arrivals;
+    }
+
+    /** The baseline alone in a JVM of its own with JVM defaults: {msg/s, peak RSS KiB}. */
+    private long[] baselineInOwnJvm(Load load) throws Exception {
+        Arrivals arrivals = partner.record(load, 0);
+        long started = System.nanoTime();
+        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+        Process process = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), RawBaseline.class.getName(),
+                partner.baseUrl(), partner.authUrl(), load.tag, Integer.toString(load.size), Integer.toString(load.matches))
+                .redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        process.waitFor(1, TimeUnit.MINUTES);
+        String result = output.lines().filter(l -> l.startsWith("RAW-RESULT ")).findFirst()
+                .orElseThrow(() -> new IllegalStateException("raw baseline JVM failed: " + output));
+        String[] figures = result.split(" ");
+        long kib = Long.parseLong(figures[3]);
+        finish("raw baseline in its own JVM", arrivals, null, started, "peak RSS " + mib(kib) + " MiB");
+        return new long[] {(long) arrivals.throughput(), kib};
+    }
+
+    private Map<String, String> settings(String source, String queue, Path dir, Path inbox, Path deadLetters) {
+        Map<String, String> s = new LinkedHashMap<>();
+        s.put("liveodds.partner.id", BenchPartner.PARTNER_ID);
+        s.put("liveodds.partner.base-url", partner.baseUrl());
+        s.put("liveodds.partner.auth-url", partner.authUrl());
+        s.put("liveodds.partner.client-id", BenchPartner.CLIENT_ID);
+        s.put("liveodds.partner.client-secret", BenchPartner.CLIENT_SECRET);
+        s.put("liveodds.source", source);
+        s.put("liveodds.source.file.dir", inbox.toString());
+        s.put("liveodds.source.jms.url", broker.url());
+        s.put("liveodds.source.jms.queue", queue);
+        s.put("liveodds.source.jms.consumers", JMS_CONSUMERS);
+        s.put("liveodds.dead-letter.dir", deadLetters.toString());
+        s.put("liveodds.sandbox.token-file", dir.resolve(".sandbox-token").toString());
+        s.put("camel.server.host", "127.0.0.1");
+        s.put("camel.server.port", Integer.toString(RunningService.freePort()));
+        s.put("camel.management.port", Integer.toString(RunningService.freePort()));
+        // the figures are about pushes: no heartbeats (any that come are counted apart), no silence check
+        s.put("liveodds.upstream.max-silence", "0");
+        s.put("liveodds.heartbeat.interval", "1h");
+        // today's core reads the lanes, the new one max-in-flight; each ignores the other's key
+        s.put("liveodds.delivery.lanes", LANES);
+        s.put("liveodds.delivery.max-in-flight", MAX_IN_FLIGHT);
+        return s;
+    }
+
+    private static Feed all(Load load) {
+        return (upstream, arrivals) -> {
+            for (int i = 0; i < load.size; i++) {
+                upstream.hand(load, i);
+            }
+        };
+    }
+
+    /** Waits until every message arrived or was dead-lettered, or until nothing moved for {@link #STALL}. */
+    private static void awaitDone(Arrivals arrivals, Path deadLetters) {
+        long[] progress = {-1, System.nanoTime()};
+        await().atMost(Duration.ofMinutes(15)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            long done = arrivals.delivered() + (deadLetters == null ? 0 : deadLetterIds(deadLetters).size());
+            if (done >= arrivals.load.size) {
+                return true;
+            }
+            if (done != progress[0]) {
+                progress[0] = done;
+                progress[1] = System.nanoTime();
+                return false;
+            }
+            return System.nanoTime() - progress[1] > STALL.toNanos();
+        });
+    }
+
+    private void finish(String run, Arrivals arrivals, Path deadLetters, long started, String detail) {
+        Set<String> deadLettered = deadLetters == null ? Set.of() : deadLetterIds(deadLetters);
+        for (String problem : arrivals.verdict(deadLettered)) {
+            problems.add(run + ": " + problem);
+        }
+        table.run(String.format("%s: %,d msgs, %,d delivered, %d dead-lettered, %d repeats (same Idempotency-Key), %d refused "
+                        + "attempts, %d pushes overlapping on a match, %d heartbeats, %d strays; %.0f msg/s; %d s; %s",
+                run, arrivals.load.size, arrivals.delivered(), deadLettered.size(), arrivals.repeats.sum(), arrivals.refused.sum(),
+                arrivals.overlapping.sum(), arrivals.heartbeats.sum(), arrivals.strays.sum(), arrivals.throughput(),
+                TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started), detail));
+    }
+
+    /** message_ids of the dead letters (a file that exists is whole: the store renames it into place). */
+    private static Set<String> deadLetterIds(Path deadLetters) {
+        if (!Files.isDirectory(deadLetters)) {
+            return Set.of();
+        }
+        ObjectMapper json = new ObjectMapper();
+        Set<String> ids = new HashSet<>();
+        try (Stream<Path> files = Files.list(deadLetters)) {
+            for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".json") && !f.getFileName().toString().startsWith(".")).toList()) {
+                JsonNode letter = json.readTree(file.toFile());
+                JsonNode body = letter.path("body");
+                ids.add(letter.path("message_id").asText(body.path("message_id").asText()));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return ids;
+    }
+
+    private static long delayedMatches(Arrivals arrivals, IntPredicate which, double limitMs) {
+        // a message never delivered counts as delayed (NaN is not <= the limit)
+        return IntStream.range(0, arrivals.load.size).filter(which).filter(i -> !(arrivals.latencyMs(i) <= limitMs))
+                .map(arrivals.load::matchOf).distinct().count();
+    }
+
+    private static double max(double[] sorted) {
+        return sorted.length == 0 ? Double.NaN : sorted[sorted.length - 1];
+    }
+
+    /** The 1-minute load average: figures taken on a machine busy with other work are not comparable. */
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    private static String mib(long kib) {
+        return kib < 0 ? "—" : Long.toString(kib / 1024);
+    }
+}

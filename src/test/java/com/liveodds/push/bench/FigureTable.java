@@ -1,0 +1,51 @@
+package com.liveodds.push.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** The bench's result: one row per figure (service, baseline, their ratio, the goal, PASS/MISS), and one line per run. */
+final class FigureTable {
+
+    private record Row(String figure, String service, String baseline, String ratio, String goal, String verdict) {
+    }
+
+    private final List<Row> rows = new ArrayList<>();
+    private final List<String> runs = new ArrayList<>();
+
+    /** A figure with a verdict: met is null when the goal could not be judged (a run did not finish). */
+    void add(String figure, String service, String baseline, String ratio, String goal, Boolean met) {
+        Row row = new Row(figure, service, baseline, ratio, goal, met == null ? "n/a" : met ? "PASS" : "MISS");
+        rows.add(row);
+        // printed as it comes too: a bench stopped half-way still leaves its figures in the build log
+        System.out.println("BENCH figure: " + String.join(" | ", row.figure, row.service, row.baseline, row.ratio, row.goal, row.verdict));
+    }
+
+    void run(String line) {
+        runs.add(line);
+        System.out.println("BENCH run: " + line);
+    }
+
+    static String ratio(double service, double baseline) {
+        return baseline > 0 && !Double.isNaN(service) ? String.format("%.2f", service / baseline) : "—";
+    }
+
+    static String number(double value) {
+        if (Double.isNaN(value)) {
+            return "—";
+        }
+        return value >= 100 ? String.format("%,.0f", value) : String.format("%.1f", value);
+    }
+
+    String markdown() {
+        StringBuilder out = new StringBuilder();
+        out.append("| figure | service | raw baseline | ratio | goal | |\n|---|---|---|---|---|---|\n");
+        for (Row r : rows) {
+            out.append("| ").append(String.join(" | ", r.figure, r.service, r.baseline, r.ratio, r.goal, r.verdict)).append(" |\n");
+        }
+        out.append("\nRuns:\n");
+        for (String run : runs) {
+            out.append("- ").append(run).append('\n');
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,113 @@
+package com.liveodds.push.bench;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The built jar as an operator runs it: {@code java [-Xmx..] -D... -jar target/liveodds-push.jar} in a process of
+ * its own, from the project folder (its {@code application.properties} and {@code routes/}), logging to a file.
+ */
+final class ServiceUnderTest implements AutoCloseable {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private final Process process;
+    private final Thread killOnExit;
+
+    private ServiceUnderTest(Process process) {
+        this.process = process;
+        // a bench JVM stopped from outside (Ctrl-C, SIGTERM) must not leave the service running
+        this.killOnExit = new Thread(process::destroyForcibly, "bench-service-kill");
+        Runtime.getRuntime().addShutdownHook(killOnExit);
+    }
+
+    /** Starts the jar and waits until {@code /observe/health} answers 200 (routes and source up). */
+    static ServiceUnderTest start(Path jar, String maxHeap, Map<String, String> settings, Path log) throws IOException {
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " is missing: build it first (mvn -B verify -Pbench packages it)");
+        }
+        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+        List<String> command = new ArrayList<>(List.of(java));
+        if (maxHeap != null) {
+            command.add("-Xmx" + maxHeap);
+        }
+        settings.forEach((k, v) -> command.add("-D" + k + "=" + v));
+        command.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
+        Process process = new ProcessBuilder(command).directory(Path.of("").toAbsolutePath().toFile())
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
+        ServiceUnderTest service = new ServiceUnderTest(process);
+        URI health = URI.create("http://127.0.0.1:" + settings.get("camel.management.port") + "/observe/health");
+        try {
+            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                if (!process.isAlive()) {
+                    throw new IllegalStateException("service exited with " + process.exitValue() + "; log: " + log);
+                }
+                return healthy(health);
+            });
+        } catch (RuntimeException e) {
+            service.close();
+            throw e;
+        }
+        return service;
+    }
+
+    private static boolean healthy(URI health) {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(2)).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Peak resident set size so far (VmHWM) in KiB. */
+    long peakRssKiB() {
+        return peakRssKiB(Long.toString(process.pid()));
+    }
+
+    /** VmHWM of /proc/{pid}/status in KiB ({@code self} for this JVM). */
+    static long peakRssKiB(String pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", pid, "status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+            return -1;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** SIGTERM, as an operator stops it; killed if it does not exit within 30 s. */
+    @Override
+    public void close() {
+        Runtime.getRuntime().removeShutdownHook(killOnExit);
+        process.destroy();
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+}
