@@ -8,25 +8,24 @@ import com.liveodds.push.ops.Meters;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.camel.CamelContext;
-import org.apache.camel.CamelContextAware;
-import org.apache.camel.StartupListener;
 
 /**
  * The gauges of "how late are we": backlog, oldest undelivered message, live and retrying matches. They are read
  * when scraped, so the hot path pays nothing for them.
  */
-public class DeliveryGauges implements CamelContextAware {
+public class DeliveryGauges {
 
     private final LiveMatches liveMatches;
     private final MatchQueues queues;
-    private CamelContext camelContext;
 
     public DeliveryGauges(LiveMatches liveMatches, MatchQueues queues) {
         this.liveMatches = liveMatches;
         this.queues = queues;
     }
 
-    void register(MeterRegistry registry) {
+    /** Once, at start (routes/status.yaml), when the metrics registry exists. */
+    public void register(CamelContext context) {
+        MeterRegistry registry = Meters.registry(context);
         Gauge.builder("liveodds.backlog.messages", liveMatches, LiveMatches::backlog)
                 .description("messages waiting or in retry").register(registry);
         Gauge.builder("liveodds.oldest.undelivered.seconds", this, DeliveryGauges::oldestUndeliveredSeconds)
@@ -40,21 +39,5 @@ public class DeliveryGauges implements CamelContextAware {
     private double oldestUndeliveredSeconds() {
         Instant oldest = queues.oldestUndelivered();
         return oldest == null ? 0 : Math.max(0, Duration.between(oldest, Instant.now()).toMillis() / 1000.0);
-    }
-
-    @Override
-    public void setCamelContext(CamelContext camelContext) {
-        this.camelContext = camelContext;
-        try {
-            // the meter registry exists once the context's services are up, before any route starts
-            camelContext.addStartupListener((StartupListener) (context, alreadyStarted) -> register(Meters.registry(context)));
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot register the delivery gauges", e);
-        }
-    }
-
-    @Override
-    public CamelContext getCamelContext() {
-        return camelContext;
     }
 }

@@ -35,11 +35,11 @@ public class RetryWait extends AsyncProcessorSupport {
         return t;
     });
     private final Set<Waiting> waiting = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean checking = new AtomicBoolean();
 
     public RetryWait(ShutdownGate gate) {
         this.gate = gate;
         gate.onStop(() -> waiting.forEach(w -> w.handBack("the service is stopping")));
-        timer.scheduleWithFixedDelay(this::checkWithdrawn, CHECK_MILLIS, CHECK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -50,6 +50,7 @@ public class RetryWait extends AsyncProcessorSupport {
             return true;
         }
         Waiting wait = new Waiting(exchange, state, callback);
+        checkingWithdrawals();
         waiting.add(wait);
         timer.schedule(() -> resumed.execute(wait::resume), state.getDelayMillis(), TimeUnit.MILLISECONDS);
         // closed meanwhile: the stop action may have run before this wait was registered
@@ -59,9 +60,11 @@ public class RetryWait extends AsyncProcessorSupport {
         return false;
     }
 
-    /** Retries waiting now (for tests and monitoring). */
-    int waiting() {
-        return waiting.size();
+    /** Started with the first wait: camel-main creates the beans of a route file twice, and only one of them waits. */
+    private void checkingWithdrawals() {
+        if (!checking.get() && checking.compareAndSet(false, true)) {
+            timer.scheduleWithFixedDelay(this::checkWithdrawn, CHECK_MILLIS, CHECK_MILLIS, TimeUnit.MILLISECONDS);
+        }
     }
 
     public void stop() {
