@@ -45,18 +45,7 @@ class CrashAndShutdownTest {
     }
 
     private Map<String, String> settings() {
-        Map<String, String> s = new LinkedHashMap<>();
-        s.put("liveodds.partner.id", "42");
-        s.put("liveodds.partner.base-url", partner.baseUrl());
-        s.put("liveodds.partner.auth-url", partner.authUrl());
-        s.put("liveodds.partner.client-id", "c");
-        s.put("liveodds.partner.client-secret", "s");
-        s.put("liveodds.source.file.dir", work.resolve("inbox").toString());
-        s.put("liveodds.source.file.poll-delay", "50");
-        s.put("liveodds.dead-letter.dir", work.resolve("dead-letter").toString());
-        s.put("camel.server.port", Integer.toString(RunningService.freePort()));
-        s.put("camel.management.port", Integer.toString(RunningService.freePort()));
-        s.put("camel.server.host", "127.0.0.1");
+        Map<String, String> s = ServiceProcess.settings(partner.baseUrl(), partner.authUrl(), work);
         return s;
     }
 

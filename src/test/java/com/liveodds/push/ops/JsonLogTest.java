@@ -43,18 +43,7 @@ class JsonLogTest {
         try (WireMockPartner partner = new WireMockPartner().acceptingEverything()) {
             partner.server().stubFor(post(urlPathMatching("/partner/v1/liveodds/.*")).atPriority(1)
                     .withHeader("Idempotency-Key", equalTo("refused-7")).willReturn(aResponse().withStatus(422)));
-            Map<String, String> settings = new LinkedHashMap<>();
-            settings.put("liveodds.partner.id", "42");
-            settings.put("liveodds.partner.base-url", partner.baseUrl());
-            settings.put("liveodds.partner.auth-url", partner.authUrl());
-            settings.put("liveodds.partner.client-id", "c");
-            settings.put("liveodds.partner.client-secret", "s");
-            settings.put("liveodds.source.file.dir", work.resolve("inbox").toString());
-            settings.put("liveodds.source.file.poll-delay", "50");
-            settings.put("liveodds.dead-letter.dir", work.resolve("dead-letter").toString());
-            settings.put("camel.server.port", Integer.toString(RunningService.freePort()));
-            settings.put("camel.management.port", Integer.toString(RunningService.freePort()));
-            settings.put("camel.server.host", "127.0.0.1");
+            Map<String, String> settings = ServiceProcess.settings(partner.baseUrl(), partner.authUrl(), work);
             Path log = work.resolve("service.log");
             try (ServiceProcess service = ServiceProcess.start(settings, Map.of("LIVEODDS_LOG_FORMAT", "json"), log)) {
                 RunningService.drop(work.resolve("inbox"), "a.json", Messages.odds("refused-7", Messages.external("7", 4242)));

@@ -24,6 +24,26 @@ public final class ServiceProcess implements AutoCloseable {
         this.log = log;
     }
 
+    /**
+     * Settings of a service process against a partner on loopback, with its own folders under {@code work} and free
+     * ports on 127.0.0.1; tests put theirs on top.
+     */
+    public static Map<String, String> settings(String baseUrl, String authUrl, Path work) {
+        Map<String, String> s = new java.util.LinkedHashMap<>();
+        s.put("liveodds.partner.id", "42");
+        s.put("liveodds.partner.base-url", baseUrl);
+        s.put("liveodds.partner.auth-url", authUrl);
+        s.put("liveodds.partner.client-id", "c");
+        s.put("liveodds.partner.client-secret", "s");
+        s.put("liveodds.source.file.dir", work.resolve("inbox").toString());
+        s.put("liveodds.source.file.poll-delay", "50");
+        s.put("liveodds.dead-letter.dir", work.resolve("dead-letter").toString());
+        s.put("camel.server.host", "127.0.0.1");
+        s.put("camel.server.port", Integer.toString(RunningService.freePort()));
+        s.put("camel.management.port", Integer.toString(RunningService.freePort()));
+        return s;
+    }
+
     public static ServiceProcess start(Map<String, String> settings, Path log) {
         return start(settings, Map.of(), log, "512m");
     }

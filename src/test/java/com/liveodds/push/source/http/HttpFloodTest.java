@@ -47,18 +47,12 @@ class HttpFloodTest {
         int port = RunningService.freePort();
         int management = RunningService.freePort();
         try (WireMockPartner partner = new WireMockPartner().acceptingEverything()) {
-            Map<String, String> settings = new LinkedHashMap<>();
-            settings.put("liveodds.partner.id", "42");
-            settings.put("liveodds.partner.base-url", partner.baseUrl());
-            settings.put("liveodds.partner.auth-url", partner.authUrl());
-            settings.put("liveodds.partner.client-id", "c");
+            Map<String, String> settings = ServiceProcess.settings(partner.baseUrl(), partner.authUrl(), work);
             settings.put("liveodds.partner.client-secret", "flood-secret");
             settings.put("liveodds.source", "http");
             settings.put("liveodds.fixtures.auth.tokens", TOKEN);
-            settings.put("liveodds.dead-letter.dir", work.resolve("dead-letter").toString());
             settings.put("camel.server.port", Integer.toString(port));
             settings.put("camel.management.port", Integer.toString(management));
-            settings.put("camel.server.host", "127.0.0.1");
             try (ServiceProcess service = ServiceProcess.start(settings, work.resolve("service.log"), "384m")) {
                 HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
                 await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> http.send(

@@ -174,10 +174,7 @@ class KafkaScaleOutTest {
 
     private static Map<String, String> processSettings(EmbeddedKafka kafka, WireMockPartner partner) throws Exception {
         Path work = Files.createTempDirectory("instance-a");
-        Map<String, String> settings = new LinkedHashMap<>();
-        settings.put("liveodds.partner.id", "42");
-        settings.put("liveodds.partner.base-url", partner.baseUrl());
-        settings.put("liveodds.partner.auth-url", partner.authUrl());
+        Map<String, String> settings = ServiceProcess.settings(partner.baseUrl(), partner.authUrl(), work);
         settings.put("liveodds.partner.client-id", "push-client");
         settings.put("liveodds.partner.client-secret", "s3cr3t-value");
         settings.put("liveodds.source", "kafka");
@@ -186,10 +183,6 @@ class KafkaScaleOutTest {
         settings.put("liveodds.source.kafka.group", "g-scale");
         settings.put("liveodds.source.kafka.start", "earliest");
         settings.put("liveodds.source.kafka.session-timeout", SESSION_TIMEOUT.toSeconds() + "s");
-        settings.put("liveodds.dead-letter.dir", work.resolve("dead-letter").toString());
-        settings.put("camel.server.host", "127.0.0.1");
-        settings.put("camel.server.port", Integer.toString(RunningService.freePort()));
-        settings.put("camel.management.port", Integer.toString(RunningService.freePort()));
         return settings;
     }
 
