@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * asserted. Every run checks per-match order and loss, and those fail the bench.
  *
  * <p>{@code mvn -B verify -Pbench} (packages the jar first). {@code -Dbench.scale=0.25} shrinks the message counts
- * and paced durations; {@code -Dbench.lanes}, {@code -Dbench.max-in-flight} and {@code -Dbench.jms-consumers} are
+ * and paced durations; {@code -Dbench.max-in-flight} and {@code -Dbench.jms-consumers} are
  * passed to the service (defaults 8, 256, 4).
  */
 @Tag("bench")
@@ -47,7 +47,6 @@ class DeliveryBench {
 
     private static final double SCALE = Double.parseDouble(System.getProperty("bench.scale", "1"));
     private static final Path JAR = Path.of(System.getProperty("bench.jar", "target/liveodds-push.jar"));
-    private static final String LANES = System.getProperty("bench.lanes", "8");
     private static final String MAX_IN_FLIGHT = System.getProperty("bench.max-in-flight", "256");
     private static final String JMS_CONSUMERS = System.getProperty("bench.jms-consumers", "4");
     /**
@@ -92,9 +91,9 @@ class DeliveryBench {
                 problems.add(partner.unauthorized() + " pushes came without the partner's token");
             }
         } finally {
-            String result = String.format("Delivery bench, %s, lanes %s, max-in-flight %s, JMS consumers %s, scale %s, %d s in all, "
+            String result = String.format("Delivery bench, %s, max-in-flight %s, JMS consumers %s, scale %s, %d s in all, "
                             + "%d cores, load average %s before and %s after%n%n%s",
-                    JAR, LANES, MAX_IN_FLIGHT, JMS_CONSUMERS, SCALE, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start),
+                    JAR, MAX_IN_FLIGHT, JMS_CONSUMERS, SCALE, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start),
                     Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), table.markdown());
             Path report = Path.of("target", "bench", "delivery-bench.md");
             Files.createDirectories(report.getParent());
@@ -302,8 +301,6 @@ class DeliveryBench {
         // the figures are about pushes: no heartbeats (any that come are counted apart), no silence check
         s.put("liveodds.upstream.max-silence", "0");
         s.put("liveodds.heartbeat.interval", "1h");
-        // today's core reads the lanes, the new one max-in-flight; each ignores the other's key
-        s.put("liveodds.delivery.lanes", LANES);
         s.put("liveodds.delivery.max-in-flight", MAX_IN_FLIGHT);
         return s;
     }

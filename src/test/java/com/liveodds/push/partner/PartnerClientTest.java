@@ -120,7 +120,7 @@ class PartnerClientTest {
                 for (int i = 0; i < 1000; i++) {
                     out.write('x');
                     out.flush();
-                    Thread.sleep(200);
+                    Thread.sleep(200); // the partner under test dribbles its body
                 }
             } catch (IOException clientWentAway) {
                 dropped.set(true);

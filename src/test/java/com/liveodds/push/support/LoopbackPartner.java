@@ -91,7 +91,7 @@ public final class LoopbackPartner implements AutoCloseable {
             long arrived = System.nanoTime();
             String path = exchange.getRequestURI().getPath();
             if (latencyMillis > 0) {
-                Thread.sleep(latencyMillis);
+                Thread.sleep(latencyMillis); // the partner's own latency, on its handler thread
             }
             int status = failing.test(path) ? 503 : 202;
             arrivals.add(new Arrival(path, exchange.getRequestHeaders().getFirst("Idempotency-Key"), arrived, status));
