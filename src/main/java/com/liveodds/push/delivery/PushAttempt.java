@@ -152,7 +152,7 @@ public class PushAttempt extends AsyncProcessorSupport implements CamelContextAw
                 state.end(DeliveryState.Outcome.DELIVERED, null);
                 meters().delivered.increment();
                 meters().latency(push.messageType()).record(Duration.between(push.receivedAt(), now));
-                LOG.info("Delivered {} to {} (HTTP {}, attempt {})", push, push.matchId(), answer.status(), state.getAttempts());
+                LOG.info("Delivered {} (HTTP {}, attempt {})", push, answer.status(), state.getAttempts());
             }
             case RETRY -> {
                 state.retryIn(decision.delay().toMillis(), answer.status() == 401);
