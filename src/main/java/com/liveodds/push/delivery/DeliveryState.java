@@ -64,14 +64,6 @@ public class DeliveryState {
         return outcome == Outcome.DEAD_LETTERED;
     }
 
-    public boolean isHandedBack() {
-        return outcome == Outcome.HANDED_BACK;
-    }
-
-    public Outcome getOutcome() {
-        return outcome;
-    }
-
     /** Why it was dead-lettered or handed back. */
     public String getReason() {
         return reason;

@@ -43,6 +43,8 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
     /** Exchange variable: the push is to be handed back to its source without an attempt, for this reason. */
     public static final String HAND_BACK = "handBack";
     private static final Logger LOG = LoggerFactory.getLogger(MatchQueues.class);
+    private static final String PUSH_ROUTE = "direct:liveodds-push";
+    private static final String HEARTBEAT_ROUTE = "direct:liveodds-heartbeat";
 
     private final LiveMatches liveMatches;
     private final ShutdownGate gate;
@@ -54,8 +56,6 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
         return t;
     });
     private volatile Semaphore room = new Semaphore(10_000);
-    private String pushUri = "direct:liveodds-push";
-    private String heartbeatUri = "direct:liveodds-heartbeat";
     private CamelContext camelContext;
     private volatile AsyncProcessor pushRoute;
     private volatile AsyncProcessor heartbeatRoute;
@@ -73,14 +73,6 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
             throw new IllegalArgumentException("liveodds.delivery.queue-size must be at least 1, not " + queueSize);
         }
         this.room = new Semaphore(queueSize);
-    }
-
-    public void setPushUri(String pushUri) {
-        this.pushUri = pushUri;
-    }
-
-    public void setHeartbeatUri(String heartbeatUri) {
-        this.heartbeatUri = heartbeatUri;
     }
 
     /** Accepts the push in the exchange body into the queue of its match. */
@@ -276,7 +268,7 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
     private AsyncProcessor pushRoute() {
         AsyncProcessor route = pushRoute;
         if (route == null) {
-            pushRoute = route = producer(pushUri);
+            pushRoute = route = producer(PUSH_ROUTE);
         }
         return route;
     }
@@ -284,7 +276,7 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
     private AsyncProcessor heartbeatRoute() {
         AsyncProcessor route = heartbeatRoute;
         if (route == null) {
-            heartbeatRoute = route = producer(heartbeatUri);
+            heartbeatRoute = route = producer(HEARTBEAT_ROUTE);
         }
         return route;
     }
