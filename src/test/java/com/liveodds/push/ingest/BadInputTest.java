@@ -217,6 +217,17 @@ class BadInputTest {
     }
 
     @Test
+    void aFileWhoseNameHasControlCharactersIsReadLikeAnyOtherAndItsNameCannotForgeALogLine() throws Exception {
+        service.drop("h-001\nvalid.json", Messages.odds("named-with-newline", Messages.external("9", 1009)));
+        service.drop("h-002\r\u001b[31m12:00:00.000 ERROR forged.json", "not json h-002");
+
+        awaitPush("named-with-newline");
+        await().atMost(Duration.ofSeconds(5)).until(() -> service.deadLetterEntries().stream()
+                .anyMatch(l -> l.path("body").asText().equals("not json h-002")));
+        assertThat(logs.messages()).noneMatch(m -> m.contains("\n") || m.contains("\r") || m.contains("\u001b"));
+    }
+
+    @Test
     void aBrokenMappingEditDoesNotSendTheFightToTheFallbackMatch() throws Exception {
         service.drop("m-001.json", Messages.odds("mapped-1", "{\"fight_id\":\"900\",\"card_id\":\"4412\"}"));
         assertThat(awaitPush("mapped-1").getUrl()).endsWith("/match:9000/odds");
