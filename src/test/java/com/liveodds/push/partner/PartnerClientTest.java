@@ -57,6 +57,16 @@ class PartnerClientTest {
         return client.post("v1/liveodds/42/match:1/odds", "Bearer tok-1", "m-1", BODY).join();
     }
 
+    /** One push and how long the attempt took, as the caller saw it. */
+    private record Timed(PartnerAnswer answer, long millis) {
+    }
+
+    private static Timed timedPush(PartnerClient client) {
+        long started = System.nanoTime();
+        PartnerAnswer answer = push(client);
+        return new Timed(answer, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    }
+
     private long attempts(String outcome) {
         var timer = meters.find("liveodds.push.attempt").tag("outcome", outcome).timer();
         return timer == null ? 0 : timer.count();
@@ -95,9 +105,9 @@ class PartnerClientTest {
         });
         PartnerClient client = client(partner.baseUrl(), 4);
 
-        long started = System.nanoTime();
-        PartnerAnswer answer = push(client);
-        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        Timed timed = timedPush(client);
+        PartnerAnswer answer = timed.answer();
+        long tookMs = timed.millis();
 
         assertThat(answer.status()).isZero();
         assertThat(answer.timedOut()).isTrue();
@@ -129,9 +139,9 @@ class PartnerClientTest {
         });
         PartnerClient client = client(partner.baseUrl(), 4);
 
-        long started = System.nanoTime();
-        PartnerAnswer answer = push(client);
-        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        Timed timed = timedPush(client);
+        PartnerAnswer answer = timed.answer();
+        long tookMs = timed.millis();
 
         assertThat(answer.timedOut()).as("headers came, the body did not: a time-out").isTrue();
         assertThat(answer.status()).isZero();
@@ -161,9 +171,9 @@ class PartnerClientTest {
         });
         PartnerClient client = client(partner.baseUrl(), 4);
 
-        long started = System.nanoTime();
-        PartnerAnswer answer = push(client);
-        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        Timed timed = timedPush(client);
+        PartnerAnswer answer = timed.answer();
+        long tookMs = timed.millis();
 
         assertThat(answer.status()).isEqualTo(500);
         assertThat(answer.body()).hasSize(PartnerClient.KEPT).matches("e+");
