@@ -121,7 +121,9 @@ class HostApplicationTest {
                 for (String routeId; (routeId = consumer.receiveBody("seda:host-intercepted?size=100000", 100, String.class)) != null; ) {
                     intercepted.add(routeId);
                 }
-                assertThat(intercepted).contains("heartbeat", "ingest").noneMatch(id -> id.startsWith("liveodds"));
+                // (but for the fixtures REST DSL service: Camel 4.18's REST DSL cannot name a route configuration)
+                assertThat(intercepted).contains("heartbeat", "ingest")
+                        .filteredOn(id -> id.startsWith("liveodds")).containsOnly("liveodds-fixtures");
                 // what the host masks is the host's: its own URL settings are not, and the bundle reading files
                 // never creates the host's jms component
                 assertThat(context.getCamelContextExtension().getAdditionalSensitiveKeywords()).isEqualTo("tokens");
