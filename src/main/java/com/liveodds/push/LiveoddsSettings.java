@@ -7,8 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Collections;
-import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -18,7 +16,6 @@ import com.liveodds.push.httpapi.HttpServerFallback;
 import com.liveodds.push.settings.StartupSettings;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
-import org.apache.camel.ExtendedCamelContext;
 import org.apache.camel.spi.PropertiesComponent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,11 +34,6 @@ public class LiveoddsSettings implements CamelContextAware {
     private static final String DEFAULTS = "liveodds/defaults.properties";
 
     private static final Logger LOG = LoggerFactory.getLogger(LiveoddsSettings.class);
-    /**
-     * Setting names Camel masks besides its own list: the fixtures and admin tokens, and every URL (a broker URL can
-     * carry a password).
-     */
-    private static final List<String> MASKED_KEYWORDS = java.util.List.of("tokens", "url");
     /** camel-main creates the beans of a route file twice (once early for its auto-configuration): say things once. */
     private static final Set<CamelContext> ANNOUNCED =
             Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
@@ -80,14 +72,10 @@ public class LiveoddsSettings implements CamelContextAware {
         }
         derived.forEach(properties::addOverrideProperty);
 
-        maskTokenSettings();
-        if (context.getLifecycleStrategies().stream().noneMatch(HttpServerFallback.class::isInstance)) {
-            context.addLifecycleStrategy(new HttpServerFallback());
-        }
-
         if (!firstTime) {
             return;
         }
+        context.addStartupListener(new HttpServerFallback());
         if (Boolean.parseBoolean(derived.get("liveodds.sandbox.enabled"))) {
             announceSandbox(properties, Boolean.parseBoolean(derived.get(StartupSettings.TOKEN_GENERATED)));
         } else {
@@ -107,24 +95,6 @@ public class LiveoddsSettings implements CamelContextAware {
             throw new UncheckedIOException(e);
         }
         return defaults;
-    }
-
-    /**
-     * Camel masks a setting in its logs by the last word of its key; {@code liveodds.fixtures.auth.tokens} and
-     * {@code liveodds.admin.tokens} end in "tokens" and {@code liveodds.source.jms.url} in "url", which are not on
-     * Camel's list (the other secrets end in secret or password, which are). Added to whatever the host configured,
-     * so it needs no setting of ours.
-     */
-    private void maskTokenSettings() {
-        ExtendedCamelContext extension = context.getCamelContextExtension();
-        StringBuilder keywords = new StringBuilder(extension.getAdditionalSensitiveKeywords() == null ? ""
-                : extension.getAdditionalSensitiveKeywords());
-        for (String keyword : MASKED_KEYWORDS) {
-            if (!keywords.toString().toLowerCase(Locale.ROOT).contains(keyword)) {
-                keywords.append(keywords.length() == 0 ? "" : ",").append(keyword);
-            }
-        }
-        extension.setAdditionalSensitiveKeywords(keywords.toString());
     }
 
     private static void announceSandbox(PropertiesComponent properties, boolean tokenGenerated) {

@@ -6,7 +6,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 
 /**
- * The answers of our HTTP API (fixtures and the HTTP source): always JSON, and never with a header the request or
+ * The answers of our HTTP API (fixtures, the HTTP source, the operator endpoints): always JSON, and never with a header the request or
  * a later step brought in, so neither the caller's bearer token nor a partner's response headers are echoed back.
  */
 public class HttpAnswers {
@@ -31,10 +31,12 @@ public class HttpAnswers {
         return body.toString();
     }
 
-    /** Busy: the caller should come back after {@code retryAfterSeconds}. */
-    public void unavailable(Exchange exchange, String message, long retryAfterSeconds) {
-        error(exchange, 503, "unavailable", message);
-        exchange.getMessage().setHeader("Retry-After", Long.toString(retryAfterSeconds));
+    /** The answer of a step that refused the request ({@link HttpProblem}): its status and reason, and Retry-After if any. */
+    public void problem(Exchange exchange, HttpProblem problem) {
+        error(exchange, problem.getStatus(), problem.getError(), problem.getMessage());
+        if (problem.getRetryAfterSeconds() > 0) {
+            exchange.getMessage().setHeader("Retry-After", Long.toString(problem.getRetryAfterSeconds()));
+        }
     }
 
     public void json(Exchange exchange, int status, String json) {

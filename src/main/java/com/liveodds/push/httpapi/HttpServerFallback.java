@@ -4,7 +4,7 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.component.platform.http.main.DefaultMainHttpServerFactory;
 import org.apache.camel.component.platform.http.main.MainHttpServer;
 import org.apache.camel.main.HttpServerConfigurationProperties;
-import org.apache.camel.support.LifecycleStrategySupport;
+import org.apache.camel.StartupListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,13 +13,15 @@ import org.slf4j.LoggerFactory;
  * HTTP server. When the application runs none ({@code camel.server.enabled} not set), this starts Camel's own one
  * on {@code camel.server.host}:{@code camel.server.port} (default 0.0.0.0:8080) just before the routes are built,
  * exactly as camel-main would with {@code camel.server.enabled=true}. An application that runs its server keeps it.
+ * A start-up listener of the bundle's own, not a lifecycle strategy: it sees nothing else of the host's context.
  */
-public class HttpServerFallback extends LifecycleStrategySupport {
+public class HttpServerFallback implements StartupListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpServerFallback.class);
 
+    /** Before the routes start, so their consumers find the server. */
     @Override
-    public void onContextInitializing(CamelContext context) {
+    public void onCamelContextStarting(CamelContext context, boolean alreadyStarted) {
         if (context.hasService(MainHttpServer.class) != null) {
             return;
         }
@@ -34,5 +36,10 @@ public class HttpServerFallback extends LifecycleStrategySupport {
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the HTTP server on " + settings.getHost() + ":" + settings.getPort(), e);
         }
+    }
+
+    @Override
+    public void onCamelContextStarted(CamelContext context, boolean alreadyStarted) {
+        // the server is up by now
     }
 }

@@ -1,16 +1,23 @@
 package com.liveodds.push.httpapi;
 
+import java.util.Arrays;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.RoutingContext;
+import org.apache.camel.CamelContext;
 import org.apache.camel.Route;
+import org.apache.camel.component.platform.http.PlatformHttpComponent;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 import org.apache.camel.support.RoutePolicySupport;
 
 /**
- * The answer of {@code camel.server.port} when no route takes a request: a JSON 404, like every other answer of our
- * API (Vert.x would send an HTML page). It is a catch-all with the lowest priority of the server's router (Camel's
+ * The answer of {@code camel.server.port} when no route takes a request, in JSON like every other answer of our API
+ * (Vert.x would send an HTML page): 405 (with {@code Allow}) when a route serves the path with other methods only, such
+ * as a method the REST DSL does not serve (no token is needed to learn that), else 404. It is a catch-all with the lowest priority of the server's router (Camel's
  * routes live on a sub-router, whose error handlers the server never asks), so it runs only when no route matched
- * (which also covers a method a route does not take) and can never shadow one. Installed as the route policy of a
+ * and can never shadow one. Installed as the route policy of a
  * route that always runs on that port (the fixtures API).
  */
 public class JsonErrors extends RoutePolicySupport {
@@ -23,7 +30,7 @@ public class JsonErrors extends RoutePolicySupport {
             route.getCamelContext().getRegistry().findByType(VertxPlatformHttpRouter.class).stream()
                     .filter(VertxPlatformHttpRouter::isMainServer).findFirst()
                     .ifPresent(router -> catchAll = router.route().order(Integer.MAX_VALUE)
-                            .handler(context -> answer(context, 404, "not_found", "nothing is served here for this method and path")));
+                            .handler(context -> notServed(route.getCamelContext(), context)));
         }
     }
 
@@ -35,10 +42,37 @@ public class JsonErrors extends RoutePolicySupport {
         }
     }
 
-    private static void answer(RoutingContext context, int status, String error, String message) {
-        if (!context.response().ended()) {
-            context.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                    .end(HttpAnswers.errorBody(error, message));
+    /** 405 with the methods served when a route serves the path with other methods only, else 404. */
+    private static void notServed(CamelContext camel, RoutingContext context) {
+        if (context.response().ended()) {
+            return;
         }
+        String allowed = allowedMethods(camel, context.normalizedPath());
+        if (allowed.isEmpty()) {
+            answer(context, 404, "not_found", "nothing is served here for this path");
+        } else {
+            context.response().putHeader(HttpHeaders.ALLOW, allowed);
+            answer(context, 405, "method_not_allowed", "use " + allowed);
+        }
+    }
+
+    private static String allowedMethods(CamelContext camel, String path) {
+        if (!(camel.hasComponent("platform-http") instanceof PlatformHttpComponent http)) {
+            return "";
+        }
+        return http.getHttpEndpoints().stream()
+                .filter(endpoint -> endpoint.getVerbs() != null && template(endpoint.getUri()).matcher(path).matches())
+                .flatMap(endpoint -> Arrays.stream(endpoint.getVerbs().split(",")))
+                .map(String::trim).distinct().sorted().collect(Collectors.joining(", "));
+    }
+
+    /** {@code /v1/liveodds/{partnerId}/fixtures} as a pattern: each {@code {name}} is one path segment. */
+    private static Pattern template(String uri) {
+        return Pattern.compile(Arrays.stream(uri.split("\\{[^/}]*}", -1)).map(Pattern::quote).collect(Collectors.joining("[^/]+")));
+    }
+
+    private static void answer(RoutingContext context, int status, String error, String message) {
+        context.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                .end(HttpAnswers.errorBody(error, message));
     }
 }

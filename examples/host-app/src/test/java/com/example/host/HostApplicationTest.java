@@ -13,6 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.stream.Collectors;
 
 import ch.qos.logback.classic.Logger;
@@ -28,6 +30,7 @@ import org.apache.camel.component.kafka.KafkaComponent;
 import org.apache.camel.component.kafka.consumer.support.subcription.SubscribeAdapter;
 import org.apache.camel.component.seda.SedaComponent;
 import org.apache.camel.main.Main;
+import org.apache.camel.support.CamelContextHelper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
@@ -112,6 +115,20 @@ class HostApplicationTest {
                 KafkaClientFactory hostFactory = context.getComponent("kafka", KafkaComponent.class).getKafkaClientFactory();
                 assertThat(hostFactory == null ? null : hostFactory.getClass().getName())
                         .isIn(null, "org.apache.camel.component.kafka.DefaultKafkaClientFactory");
+
+                // the host's unnamed route configuration (interceptFrom, onException handled) ran on its routes only
+                List<String> intercepted = new ArrayList<>();
+                for (String routeId; (routeId = consumer.receiveBody("seda:host-intercepted?size=100000", 100, String.class)) != null; ) {
+                    intercepted.add(routeId);
+                }
+                // (but for the fixtures REST DSL service: Camel 4.18's REST DSL cannot name a route configuration)
+                assertThat(intercepted).contains("heartbeat", "ingest")
+                        .filteredOn(id -> id.startsWith("liveodds")).containsOnly("liveodds-fixtures");
+                // what the host masks is the host's: its own URL settings are not, and the bundle reading files
+                // never creates the host's jms component
+                assertThat(context.getCamelContextExtension().getAdditionalSensitiveKeywords()).isEqualTo("tokens");
+                assertThat(CamelContextHelper.containsSensitive(context, "host.echo.url")).isFalse();
+                assertThat(context.hasComponent("jms")).isNull();
             } finally {
                 main.stop();
             }

@@ -6,7 +6,12 @@ import java.util.concurrent.Semaphore;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.liveodds.push.delivery.DeliveryState;
+import com.liveodds.push.httpapi.HttpProblem;
+import com.liveodds.push.ingest.RejectedMessageException;
+import com.liveodds.push.ingest.UpstreamMessage;
 import com.liveodds.push.settings.Durations;
+import org.apache.camel.Exchange;
+import org.apache.camel.support.SynchronizationAdapter;
 
 /**
  * The rules of the HTTP source ({@code POST /v1/ingest}) that are its own: the body size limit (applied by
@@ -48,9 +53,37 @@ public class HttpSource {
         return body != null && body.length > maxBodyBytes;
     }
 
+    /**
+     * The body as sent, whatever its Content-Type; 413 above max-body. {@link IngestGate} answered a declared
+     * Content-Length before the body was read: this catches a chunked one.
+     */
+    public byte[] body(Exchange exchange) {
+        byte[] body = exchange.getMessage().getBody(byte[].class);
+        if (isOversized(body)) {
+            throw new HttpProblem(413, "payload_too_large", "the message is larger than liveodds.source.http.max-body");
+        }
+        return body;
+    }
+
     /** @return false when the bound is reached; a true must be followed by exactly one {@link #release()} */
     public boolean admit() {
         return inFlight.tryAcquire();
+    }
+
+    /**
+     * A waiting slot for this request until its answer is sent, or 503 + Retry-After when every slot is taken.
+     * The slot is given back when the exchange completes, whatever became of it.
+     */
+    public void admit(Exchange exchange) {
+        if (!admit()) {
+            throw new HttpProblem(503, "unavailable", "every delivery slot is taken; retry later", retryAfterSeconds());
+        }
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onDone(Exchange done) {
+                release();
+            }
+        });
     }
 
     public void release() {
@@ -59,6 +92,20 @@ public class HttpSource {
 
     public long retryAfterSeconds() {
         return Math.max(1, (retryAfter.toMillis() + 999) / 1000);
+    }
+
+    /**
+     * The 202 body once direct:liveodds-ingest is done with the message: delivered or dead-lettered (the delivery
+     * variable), or alive (received). A rejection reaches the caller instead of the dead-letter store: it is thrown
+     * again here, for its 400.
+     */
+    public String receipt(Exchange exchange) {
+        if (exchange.getProperty(Exchange.EXCEPTION_CAUGHT) instanceof RejectedMessageException rejected) {
+            throw rejected;
+        }
+        DeliveryState delivery = exchange.getVariable(DeliveryState.VARIABLE, DeliveryState.class);
+        return delivery != null ? receipt(delivery.getPush().messageId(), delivery)
+                : receipt(exchange.getMessage().getBody(UpstreamMessage.class).messageId(), null);
     }
 
     /** The 202 body: the message id and what became of it ({@code received} for {@code alive}). */
