@@ -372,12 +372,12 @@ public final class PartnerChecks {
         return results.stream().anyMatch(r -> r.check().equals(name) && r.verdict() == Verdict.FAIL);
     }
 
-    /** The status and the start of the answer body (never a token: the mask sees every detail). */
-    private static String answered(PartnerExchange.Reply reply) {
+    /** The status and the start of the answer body, masked before it is cut (a cut secret would slip past the mask). */
+    private String answered(PartnerExchange.Reply reply) {
         if (reply.status() == 0 || reply.body() == null || reply.body().isBlank()) {
             return reply.describe();
         }
-        String body = reply.body().strip();
+        String body = mask.mask(reply.body()).strip();
         return reply.describe() + " " + (body.length() > QUOTED ? body.substring(0, QUOTED) + "..." : body);
     }
 
