@@ -140,8 +140,8 @@ public final class PartnerChecks {
         JsonNode[] answer = new JsonNode[1];
         check("token-request", () -> {
             PartnerExchange.Reply reply = exchange.exchange(tokenRequest(endpoint, partner.clientSecret()));
-            JsonNode json = parse(reply.body());
-            JsonNode accessToken = json == null ? null : json.get("access_token");
+            JsonNode json = object(reply.body());
+            JsonNode accessToken = json.get("access_token");
             if (accessToken != null && accessToken.isTextual()) {
                 mask.register(accessToken.asText());
             }
@@ -150,8 +150,8 @@ public final class PartnerChecks {
                         + " (interface C: the token endpoint answers a token response)");
             }
             if (accessToken == null || !accessToken.isTextual() || accessToken.asText().isEmpty()) {
-                return Outcome.fail(reply.describe() + " but " + (json == null ? "the body is not a JSON object"
-                        : "no access_token string") + " (interface: token response access_token, a string)");
+                return Outcome.fail(reply.describe() + " but no access_token string in a JSON object"
+                        + " (interface: token response access_token, a string)");
             }
             answer[0] = json;
             return Outcome.pass(reply.describe() + " with an access_token, in " + reply.elapsed().toMillis()
@@ -167,9 +167,9 @@ public final class PartnerChecks {
         }
         check("token-wrong-secret", () -> {
             PartnerExchange.Reply reply = exchange.exchange(tokenRequest(endpoint, "wrong-" + UUID.randomUUID()));
-            JsonNode refused = parse(reply.body());
-            if (refused != null && refused.get("access_token") != null && refused.get("access_token").isTextual()) {
-                mask.register(refused.get("access_token").asText());
+            JsonNode refused = object(reply.body()).path("access_token");
+            if (refused.isTextual()) {
+                mask.register(refused.asText());
             }
             String rule = " (interface: OAuth 2.0 client credentials; a wrong client_secret is refused with 400 or 401)";
             if (reply.status() == 400 || reply.status() == 401) {
@@ -381,15 +381,13 @@ public final class PartnerChecks {
         return reply.describe() + " " + (body.length() > QUOTED ? body.substring(0, QUOTED) + "..." : body);
     }
 
-    private static JsonNode parse(String body) {
-        if (body == null) {
-            return null;
-        }
+    /** The body as a JSON object; an empty one when it is none, so a check names the field it misses. */
+    private static JsonNode object(String body) {
         try {
-            JsonNode json = JSON.readTree(body);
-            return json != null && json.isObject() ? json : null;
+            JsonNode json = JSON.readTree(body == null ? "" : body);
+            return json.isObject() ? json : JSON.createObjectNode();
         } catch (JsonProcessingException notJson) {
-            return null;
+            return JSON.createObjectNode();
         }
     }
 

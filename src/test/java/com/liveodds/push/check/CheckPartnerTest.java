@@ -119,11 +119,7 @@ class CheckPartnerTest {
     @Test
     void mutualTlsPassesWithTheClientCertificatePresented() throws Exception {
         try (ConformancePartner partner = ConformancePartner.https(serverContext("good.p12", true), true)) {
-            Map<String, String> settings = partner.settings();
-            trustTheTestCertificates(settings);
-            settings.put("liveodds.partner.tls.key-store", dir.resolve("client.p12").toString());
-            settings.put("liveodds.partner.tls.key-store-password", STORE_PASSWORD);
-            Run run = check(settings, "--match", MATCH);
+            Run run = check(withClientCertificate(partner), "--match", MATCH);
 
             assertThat(run.status()).as(run.out()).isZero();
             assertThat(run.verdicts()).containsOnlyKeys(expectedChecks(true));
@@ -136,11 +132,7 @@ class CheckPartnerTest {
     @Test
     void aClientCertificateThePartnerDoesNotAskForIsAFailure() throws Exception {
         try (ConformancePartner partner = ConformancePartner.https(serverContext("good.p12", false), false)) {
-            Map<String, String> settings = partner.settings();
-            trustTheTestCertificates(settings);
-            settings.put("liveodds.partner.tls.key-store", dir.resolve("client.p12").toString());
-            settings.put("liveodds.partner.tls.key-store-password", STORE_PASSWORD);
-            Run run = check(settings, "--match", MATCH);
+            Run run = check(withClientCertificate(partner), "--match", MATCH);
 
             assertThat(run.named(Verdict.FAIL)).as(run.out()).containsExactly("tls-client-certificate");
             assertThat(run.status()).isEqualTo(1);
@@ -199,6 +191,14 @@ class CheckPartnerTest {
         checks.addAll(List.of("push-without-token", "push-forged-token", "idempotency-key-repeated", "persistent-connections",
                 "latency"));
         return checks;
+    }
+
+    private static Map<String, String> withClientCertificate(ConformancePartner partner) {
+        Map<String, String> settings = partner.settings();
+        trustTheTestCertificates(settings);
+        settings.put("liveodds.partner.tls.key-store", dir.resolve("client.p12").toString());
+        settings.put("liveodds.partner.tls.key-store-password", STORE_PASSWORD);
+        return settings;
     }
 
     private static void trustTheTestCertificates(Map<String, String> settings) {
