@@ -117,6 +117,22 @@ class CheckPartnerTest {
     }
 
     @Test
+    void aWrongTrustStorePasswordFailsTheTlsCheckNamingTheSettingNotThePassword() throws Exception {
+        try (ConformancePartner partner = ConformancePartner.https(serverContext("good.p12", false), false)) {
+            Map<String, String> settings = partner.settings();
+            trustTheTestCertificates(settings);
+            String wrong = java.util.UUID.randomUUID() + "-wrong-password";
+            settings.put("liveodds.partner.tls.trust-store-password", wrong);
+            Run run = check(settings, "--match", MATCH);
+
+            assertThat(run.named(Verdict.FAIL)).as(run.out()).containsExactly("tls");
+            assertThat(run.out()).contains("FAIL tls: ").contains("liveodds.partner.tls.trust-store-password");
+            assertThat(run.out() + run.err()).doesNotContain(wrong.substring(0, 12));
+            assertThat(run.status()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void mutualTlsPassesWithTheClientCertificatePresented() throws Exception {
         try (ConformancePartner partner = ConformancePartner.https(serverContext("good.p12", true), true)) {
             Run run = check(withClientCertificate(partner), "--match", MATCH);
