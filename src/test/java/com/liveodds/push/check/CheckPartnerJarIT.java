@@ -83,16 +83,18 @@ class CheckPartnerJarIT {
     @Test
     void aPartnerBreakingARuleExits1AndTheReportSaysWhich() throws Exception {
         try (ConformancePartner partner = ConformancePartner.http(ConformancePartner.Fault.FORGED_TOKEN_ACCEPTED)) {
-            List<String> properties = new ArrayList<>();
+            // the settings in the application.properties of --config-dir, the secret in the environment
+            StringBuilder file = new StringBuilder();
             partner.settings().forEach((key, value) -> {
                 if (!key.endsWith("client-secret")) {
-                    properties.add("-D" + key + "=" + value);
+                    file.append(key).append('=').append(value).append('\n');
                 }
             });
+            Files.createDirectories(home.resolve("conf"));
+            Files.writeString(home.resolve("conf/application.properties"), file);
             Path junit = home.resolve("check.xml");
-            // the secret as an operator would give it: environment, not the command line
-            Result check = run(properties, List.of("check-partner", "--match", "match:9", "--junit", junit.toString()),
-                    Map.of("LIVEODDS_PARTNER_CLIENT_SECRET", partner.clientSecret));
+            Result check = run(List.of(), List.of("check-partner", "--match", "match:9", "--config-dir", "conf", "--junit",
+                    junit.toString()), Map.of("LIVEODDS_PARTNER_CLIENT_SECRET", partner.clientSecret));
 
             assertThat(check.exit()).as(check.out() + check.err()).isEqualTo(1);
             assertThat(check.out()).containsPattern("(?m)^FAIL push-forged-token: a push with a forged token was accepted");
