@@ -6,8 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 
+import com.liveodds.push.check.CheckPartnerCommand;
 import com.liveodds.push.partner.PartnerClient;
 import com.liveodds.push.settings.StartupSettings;
 import org.apache.camel.main.Main;
@@ -18,6 +20,18 @@ import org.apache.camel.main.Main;
  * defaults) and {@code routes/}. In a host application none of this runs: routes/beans.yaml does the rest.
  */
 public final class LiveoddsPush {
+
+    /** camel-main's own options (MainCommandLineSupport), abbreviation and full name, and whether each takes a value. */
+    private static final Map<String, Boolean> CAMEL_MAIN_OPTIONS = Map.ofEntries(
+            Map.entry("-h", false), Map.entry("-help", false), Map.entry("-t", false), Map.entry("-trace", false),
+            Map.entry("-ts", false), Map.entry("-traceStandby", false),
+            Map.entry("-r", true), Map.entry("-routers", true), Map.entry("-d", true), Map.entry("-duration", true),
+            Map.entry("-dm", true), Map.entry("-durationMaxMessages", true), Map.entry("-di", true),
+            Map.entry("-durationIdle", true), Map.entry("-e", true), Map.entry("-exitcode", true),
+            Map.entry("-pl", true), Map.entry("-propertiesLocation", true), Map.entry("-pro", true),
+            Map.entry("-profile", true), Map.entry("-cwd", true), Map.entry("-compileWorkDir", true));
+    private static final String USAGE = "usage: java -jar liveodds-push.jar [--config-dir DIR] [camel-main options, -help lists them]\n"
+            + "       java -jar liveodds-push.jar check-partner --match match:<id> [--partner NAME] [--junit FILE] (check-partner --help)";
 
     private LiveoddsPush() {
     }
@@ -43,11 +57,23 @@ public final class LiveoddsPush {
                 camelArgs.add(args[i]);
             }
         }
+        boolean check = !camelArgs.isEmpty() && CheckPartnerCommand.NAME.equals(camelArgs.get(0));
+        String unknown = check ? null : unknownArgument(camelArgs);
+        if (unknown != null) {
+            // camel-main would print its usage, exit 0 and never start: a CI step or an orchestrator must see the error
+            System.err.println("liveodds-push: " + unknown);
+            System.err.println(USAGE);
+            System.exit(CheckPartnerCommand.USAGE);
+        }
         Path homeDir = Path.of(home).toAbsolutePath().normalize();
         // logback starts with the first log line and reads liveodds.log.format from this folder (ops.LogFormat)
         System.setProperty("liveodds.home", homeDir.toString());
         try {
             Properties file = loadProperties(homeDir.resolve("application.properties"));
+            if (check) {
+                System.exit(CheckPartnerCommand.run(camelArgs.subList(1, camelArgs.size()), key -> lookup(file, key),
+                        System.out, System.err));
+            }
             StartupSettings.derive(key -> lookup(file, key));
         } catch (RuntimeException | IOException e) {
             // one line, no stack trace: the operator only needs to know which setting to give
@@ -74,6 +100,23 @@ public final class LiveoddsPush {
             }
         }
         return main;
+    }
+
+    /** The first argument camel-main would not take (it prints its usage and exits 0 on one), or null. */
+    private static String unknownArgument(List<String> args) {
+        for (int i = 0; i < args.size(); i++) {
+            Boolean takesValue = CAMEL_MAIN_OPTIONS.get(args.get(i));
+            if (takesValue == null) {
+                String name = args.get(i).split("=", 2)[0];
+                // the name only: a mistyped option could carry a secret as its value
+                return (name.startsWith("-") ? "unknown option '" : "unknown command '")
+                        + name.replaceAll("\\p{Cntrl}", "?") + "'";
+            }
+            if (takesValue) {
+                i++;
+            }
+        }
+        return null;
     }
 
     private static Properties loadProperties(Path file) throws IOException {
