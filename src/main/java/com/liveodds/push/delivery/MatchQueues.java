@@ -102,6 +102,11 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
             callback.done(true);
             return true;
         }
+        boolean snapshot = supersede && isSnapshot(push);
+        if (snapshot) {
+            // frees the places of the odds it supersedes first: a queue full of them would otherwise never let it in
+            supersedeEarlier(push);
+        }
         if (!push.isHeartbeat()) {
             try {
                 awaitRoom();
@@ -113,11 +118,11 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
             liveMatches.enqueued(push.matchId());
         }
         if (ExchangeHelper.isOutCapable(exchange)) {
-            enqueue(new Entry(push, exchange, callback));
+            enqueue(new Entry(push, exchange, callback), snapshot);
             return false;
         }
         Exchange copy = ExchangeHelper.createCorrelatedCopy(exchange, true, true);
-        enqueue(new Entry(push, copy, doneSync -> { }));
+        enqueue(new Entry(push, copy, doneSync -> { }), snapshot);
         callback.done(true);
         return true;
     }
@@ -135,12 +140,11 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
         }
     }
 
-    private void enqueue(Entry entry) {
-        boolean snapshot = supersede && isSnapshot(entry.push);
+    /** Queues the entry; a snapshot supersedes, in the same step, the odds that came in while it waited for room. */
+    private void enqueue(Entry entry, boolean snapshot) {
         while (true) {
             Queue queue = queues.computeIfAbsent(entry.push.matchId(), id -> new Queue());
-            List<Entry> superseded = List.of();
-            DeliveryState inDelivery = null;
+            Superseded superseded = Superseded.NONE;
             boolean first;
             synchronized (queue) {
                 if (queue.removed) {
@@ -150,17 +154,33 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
                 if (first) {
                     becomesCurrent(queue, entry);
                 } else {
-                    inDelivery = snapshot && isOdds(queue.current.push) ? state(queue.current) : null;
-                    superseded = snapshot ? takeOdds(queue.waiting) : List.of();
+                    if (snapshot) {
+                        superseded = takeSuperseded(queue);
+                    }
                     queue.waiting.add(entry);
                 }
             }
             if (first) {
                 start(queue, entry);
             }
-            supersede(entry.push, inDelivery, superseded);
+            supersede(entry.push, superseded);
             return;
         }
+    }
+
+    private void supersedeEarlier(Push snapshot) {
+        Queue queue = queues.get(snapshot.matchId());
+        if (queue == null) {
+            return;
+        }
+        Superseded superseded;
+        synchronized (queue) {
+            if (queue.current == null) {
+                return;
+            }
+            superseded = takeSuperseded(queue);
+        }
+        supersede(snapshot, superseded);
     }
 
     /** Under the queue's lock: its push's turn has come; its delivery state begins here so that it can be superseded. */
@@ -173,11 +193,15 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
         return entry.exchange.getVariable(DeliveryState.VARIABLE, DeliveryState.class);
     }
 
-    /** Under the queue's lock: removes and returns the odds waiting in it (settlements, rollbacks, heartbeats stay). */
-    private static List<Entry> takeOdds(ArrayDeque<Entry> waiting) {
+    /**
+     * Under the queue's lock, for a snapshot: the odds waiting in the queue, taken out of it (settlements, rollbacks,
+     * heartbeats stay in place), and the state of the push in delivery if that is odds too.
+     */
+    private static Superseded takeSuperseded(Queue queue) {
         List<Entry> odds = new ArrayList<>();
-        waiting.removeIf(waiter -> isOdds(waiter.push) && odds.add(waiter));
-        return odds;
+        queue.waiting.removeIf(waiter -> isOdds(waiter.push) && odds.add(waiter));
+        DeliveryState current = isOdds(queue.current.push) ? state(queue.current) : null;
+        return new Superseded(current != null && !current.isSuperseded() ? current : null, odds);
     }
 
     /**
@@ -185,7 +209,9 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
      * attempt), so that their sources' completions run as for any other push; the one in delivery is marked, off
      * this thread, because it may be waiting out a back-off that then ends and starts the match's next push.
      */
-    private void supersede(Push snapshot, DeliveryState inDelivery, List<Entry> waiting) {
+    private void supersede(Push snapshot, Superseded superseded) {
+        List<Entry> waiting = superseded.waiting;
+        DeliveryState inDelivery = superseded.inDelivery;
         for (Entry entry : waiting) {
             DeliveryState.of(entry.exchange, Instant.now()).supersede();
             run(entry, doneSync -> settle(entry));
@@ -417,5 +443,10 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
     }
 
     private record Entry(Push push, Exchange exchange, AsyncCallback callback) {
+    }
+
+    /** What a snapshot supersedes in its match's queue: the push in delivery (or null), and those waiting. */
+    private record Superseded(DeliveryState inDelivery, List<Entry> waiting) {
+        static final Superseded NONE = new Superseded(null, List.of());
     }
 }
