@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -111,9 +112,10 @@ class MatchQueuesSupersedeTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> attempts.contains("d1"));
         send("m3", "d2", "delta");
         send("m3", "d3", "delta");
-        // the queue is full: without freeing the superseded places first, this would wait for a minute
-        send("m3", "d4", "snapshot");
+        // the queue is full: without freeing the superseded places first, the snapshot would wait for ever
+        CompletableFuture<Void> snapshot = CompletableFuture.runAsync(() -> send("m3", "d4", "snapshot"));
         await().atMost(Duration.ofSeconds(5)).until(() -> pushed.contains("d4"));
+        assertThat(snapshot).succeedsWithin(Duration.ofSeconds(1));
         assertThat(pushed).containsExactly("d4");
         assertThat(superseded()).isEqualTo(3);
         send("m3", "d5", "delta");
