@@ -1,5 +1,9 @@
 package com.liveodds.push.delivery;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -21,6 +25,7 @@ import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.MetricsScrape;
 import com.liveodds.push.support.RunningService;
 import com.liveodds.push.support.ServiceProcess;
+import com.liveodds.push.support.WireMockPartner;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -120,12 +125,12 @@ class SupersedeTest {
                 .set("liveodds.admin.tokens", "ops-token")
                 .set("liveodds.upstream.max-silence", "0")
                 .start()) {
-            CompletableFuture<HttpResponse<String>> first = post(service, odds("h01", 9521, "delta"));
+            CompletableFuture<HttpResponse<String>> first = ingest(service, odds("h01", 9521, "delta"));
             await().atMost(Duration.ofSeconds(10)).until(() -> !partner.arrivals().isEmpty());
-            CompletableFuture<HttpResponse<String>> second = post(service, odds("h02", 9521, "delta"));
-            CompletableFuture<HttpResponse<String>> settlement = post(service, Messages.message(SETTLEMENT, "h03", Messages.external("1", 9521)));
+            CompletableFuture<HttpResponse<String>> second = ingest(service, odds("h02", 9521, "delta"));
+            CompletableFuture<HttpResponse<String>> settlement = ingest(service, Messages.message(SETTLEMENT, "h03", Messages.external("1", 9521)));
             await().atMost(Duration.ofSeconds(5)).until(() -> backlog(service, "match:9521") == 3);
-            CompletableFuture<HttpResponse<String>> snapshot = post(service, odds("h04", 9521, "snapshot"));
+            CompletableFuture<HttpResponse<String>> snapshot = ingest(service, odds("h04", 9521, "snapshot"));
 
             for (CompletableFuture<HttpResponse<String>> superseded : List.of(first, second)) {
                 HttpResponse<String> answer = superseded.get(5, java.util.concurrent.TimeUnit.SECONDS);
@@ -139,6 +144,32 @@ class SupersedeTest {
             assertThat(JSON.readTree(settlement.get(60, java.util.concurrent.TimeUnit.SECONDS).body()).path("status").asText()).isEqualTo("delivered");
             assertThat(JSON.readTree(snapshot.get(10, java.util.concurrent.TimeUnit.SECONDS).body()).path("status").asText()).isEqualTo("delivered");
             assertThat(accepted("match:9521")).containsExactly("h03", "h04");
+        }
+    }
+
+    /**
+     * A push on the wire finishes its attempt; failed (here a 422 that would dead-letter it), it is superseded instead,
+     * and the snapshot follows it.
+     */
+    @Test
+    void aPushThatFailsOnTheWireAfterASnapshotCameInIsSupersededNotDeadLettered() throws Exception {
+        try (WireMockPartner wire = new WireMockPartner().acceptingEverything();
+             RunningService service = RunningService.builder().partner(wire.baseUrl(), wire.authUrl()).work(work)
+                     .set("liveodds.admin.tokens", "ops-token")
+                     .set("liveodds.upstream.max-silence", "0")
+                     .start()) {
+            wire.server().stubFor(post(urlPathMatching("/partner/v1/liveodds/.*")).withHeader("Idempotency-Key", equalTo("w01"))
+                    .atPriority(1).willReturn(aResponse().withStatus(422).withFixedDelay(1500)));
+            drop(service, 9541, "w01", "delta");
+            // last_push_at is set when the attempt goes out; its answer takes 1.5 s
+            await().atMost(Duration.ofSeconds(10)).until(() -> match(service, "match:9541").path("last_push_at").isTextual());
+            assertThat(match(service, "match:9541").path("attempts").asInt()).as("not answered yet").isZero();
+            drop(service, 9541, "w02", "snapshot");
+            await().atMost(Duration.ofSeconds(10)).until(() -> acknowledged(service, "w01", "w02"));
+            assertThat(wire.pushes()).extracting(r -> r.getHeader("Idempotency-Key")).containsExactly("w01", "w02");
+            assertThat(service.deadLetterCount()).isZero();
+            assertThat(totals(service).path("superseded").asLong()).isEqualTo(1);
+            assertThat(totals(service).path("dead_lettered").asLong()).isZero();
         }
     }
 
@@ -200,7 +231,7 @@ class SupersedeTest {
                 .replace("\"odds_type\":\"delta\"", "\"odds_type\":\"" + oddsType + "\"");
     }
 
-    private static CompletableFuture<HttpResponse<String>> post(RunningService service, String body) {
+    private static CompletableFuture<HttpResponse<String>> ingest(RunningService service, String body) {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.serverPort() + "/v1/ingest"))
                 .header("Authorization", "Bearer ingest-token").header("Content-Type", "application/json")
                 .timeout(Duration.ofSeconds(90)).POST(HttpRequest.BodyPublishers.ofString(body)).build();
@@ -246,11 +277,16 @@ class SupersedeTest {
     }
 
     private static int backlog(RunningService service, String matchId) throws Exception {
+        return match(service, matchId).path("backlog").asInt();
+    }
+
+    /** The match's entry in /admin/status, or a missing node. */
+    private static JsonNode match(RunningService service, String matchId) throws Exception {
         for (JsonNode match : status(service).path("matches")) {
             if (matchId.equals(match.path("match_id").asText())) {
-                return match.path("backlog").asInt();
+                return match;
             }
         }
-        return 0;
+        return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
     }
 }
