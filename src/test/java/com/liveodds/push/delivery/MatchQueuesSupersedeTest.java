@@ -81,9 +81,7 @@ class MatchQueuesSupersedeTest {
 
     @Test
     void aSnapshotEndsTheBackOffOfTheEarlierPushAndTakesTheQueuedOddsOutButNoSettlement() {
-        failing.add("d1");
-        send("m1", "d1", "delta");
-        await().atMost(Duration.ofSeconds(5)).until(() -> attempts.contains("d1"));
+        inBackOff("m1", "d1", "delta");
         send("m1", "d2", "delta");
         send("m1", "s1", "market_settlement");
         send("m1", "d3", "deactivation");
@@ -107,9 +105,7 @@ class MatchQueuesSupersedeTest {
     @Test
     void aFullQueueOfOddsLetsTheSnapshotInByFreeingTheirPlaces() {
         queues.setQueueSize(3);
-        failing.add("d1");
-        send("m3", "d1", "delta");
-        await().atMost(Duration.ofSeconds(5)).until(() -> attempts.contains("d1"));
+        inBackOff("m3", "d1", "delta");
         send("m3", "d2", "delta");
         send("m3", "d3", "delta");
         // the queue is full: without freeing the superseded places first, the snapshot would wait for ever
@@ -127,9 +123,7 @@ class MatchQueuesSupersedeTest {
     @Test
     void withoutASnapshotOrWithTheRuleOffNothingIsSuperseded() {
         queues.setSupersede(false);
-        failing.add("d1");
-        send("m4", "d1", "delta");
-        await().atMost(Duration.ofSeconds(5)).until(() -> attempts.contains("d1"));
+        inBackOff("m4", "d1", "delta");
         send("m4", "d2", "snapshot");
         send("m5", "e1", "delta");
         send("m5", "e2", "deactivation");
@@ -142,9 +136,7 @@ class MatchQueuesSupersedeTest {
 
     @Test
     void aPushHandedBackAtShutdownAfterASupersedeStillTakesTheRestBackWithIt() {
-        failing.add("s1");
-        send("m6", "s1", "market_settlement");
-        await().atMost(Duration.ofSeconds(5)).until(() -> attempts.contains("s1"));
+        inBackOff("m6", "s1", "market_settlement");
         send("m6", "d1", "delta");
         send("m6", "d2", "snapshot");
         send("m6", "s2", "market_settlement");
@@ -154,6 +146,13 @@ class MatchQueuesSupersedeTest {
         assertThat(sourceHeard).containsEntry("s1", "handed back").containsEntry("d2", "handed back")
                 .containsEntry("s2", "handed back");
         assertThat(pushed).isEmpty();
+    }
+
+    /** The push fails and waits out its minute of back-off. */
+    private void inBackOff(String matchId, String messageId, String kind) {
+        failing.add(messageId);
+        send(matchId, messageId, kind);
+        await().atMost(Duration.ofSeconds(5)).until(() -> attempts.contains(messageId));
     }
 
     private double superseded() {
