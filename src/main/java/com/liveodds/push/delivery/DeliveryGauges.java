@@ -34,6 +34,8 @@ public class DeliveryGauges {
                 .description("matches that get heartbeats").register(registry);
         Gauge.builder("liveodds.matches.retrying", liveMatches, LiveMatches::retryingCount)
                 .description("matches whose oldest message failed and waits for another attempt").register(registry);
+        // counted by the queues when it happens; registered here so that it reads 0 before the first time
+        DeliveryMeters.superseded(registry);
     }
 
     private double oldestUndeliveredSeconds() {

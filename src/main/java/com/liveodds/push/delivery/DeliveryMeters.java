@@ -27,6 +27,12 @@ final class DeliveryMeters {
         heartbeatsFailed = Counter.builder("liveodds.heartbeats.failed").description("heartbeats that failed").register(registry);
     }
 
+    /** Messages a later snapshot of their match superseded (contract 17); counted by the queues, not per attempt. */
+    static Counter superseded(MeterRegistry registry) {
+        return Counter.builder("liveodds.messages.superseded")
+                .description("odds superseded by a later snapshot of their match: acknowledged, never pushed").register(registry);
+    }
+
     /** Upstream hand-over to the partner's 2xx, by message type. */
     Timer latency(String type) {
         return latency.computeIfAbsent(type, t -> Timer.builder("liveodds.push.latency")

@@ -14,11 +14,19 @@ public class DeliveryState {
     public static final String VARIABLE = "delivery";
     /** Boolean variable: another attempt is due (the loop condition of the push route). */
     public static final String AGAIN = "again";
-    /** String variable: {@code delivered}, {@code dead_lettered}, {@code handed_back} or {@code failed} once the push has ended. */
+    /**
+     * String variable: {@code delivered}, {@code dead_lettered}, {@code handed_back}, {@code failed} or
+     * {@code superseded} once the push has ended.
+     */
     public static final String OUTCOME = "outcome";
 
-    /** FAILED: a heartbeat that got no 2xx (never retried). */
-    public enum Outcome { DELIVERED, DEAD_LETTERED, HANDED_BACK, FAILED }
+    /**
+     * FAILED: a heartbeat that got no 2xx (never retried). SUPERSEDED: a snapshot of its match came in first; the
+     * source may forget the message, like a delivered one, but it never reached the partner.
+     */
+    public enum Outcome { DELIVERED, DEAD_LETTERED, HANDED_BACK, FAILED, SUPERSEDED }
+
+    static final String SUPERSEDED_REASON = "superseded by a later snapshot of its match";
 
     private final Push push;
     private final Instant firstAttemptAt;
@@ -30,6 +38,10 @@ public class DeliveryState {
     private String lastResponseBody;
     private String lastError;
     private String reason;
+    /** A later snapshot of the match came in: no further attempt, and a failed one is not retried. */
+    private volatile boolean superseded;
+    /** What ends the push's wait at once when it is superseded meanwhile (see {@link #whenSuperseded}). */
+    private Runnable onSuperseded;
     /** The token sent with the current attempt, so a 401 invalidates exactly that one. Never logged. */
     private transient String tokenInUse;
 
@@ -64,7 +76,12 @@ public class DeliveryState {
         return outcome == Outcome.DEAD_LETTERED;
     }
 
-    /** Why it was dead-lettered or handed back. */
+    /** How the push ended ({@code delivered}, {@code superseded}, ...), or null while it goes on. */
+    public String getOutcome() {
+        return outcome == null ? null : outcome.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** Why it was dead-lettered, handed back or superseded. */
     public String getReason() {
         return reason;
     }
@@ -105,6 +122,49 @@ public class DeliveryState {
         return tokenInUse;
     }
 
+    Outcome outcome() {
+        return outcome;
+    }
+
+    /** Marked by a later snapshot of its match (the push may still end delivered if its attempt was on the wire). */
+    public boolean isSuperseded() {
+        return superseded;
+    }
+
+    /**
+     * A later snapshot of the match came in: the push is not to be tried again. A wait registered with
+     * {@link #whenSuperseded} ends now, on the calling thread.
+     */
+    void supersede() {
+        Runnable end;
+        synchronized (this) {
+            if (superseded) {
+                return;
+            }
+            superseded = true;
+            end = onSuperseded;
+            onSuperseded = null;
+        }
+        if (end != null) {
+            end.run();
+        }
+    }
+
+    /**
+     * The seam for a push waiting out a back-off: {@code end} runs once if the push is superseded during the wait (at
+     * once if it already is). The next wait's registration replaces it; running it after its wait ended must be
+     * harmless.
+     */
+    void whenSuperseded(Runnable end) {
+        synchronized (this) {
+            if (!superseded) {
+                onSuperseded = end;
+                return;
+            }
+        }
+        end.run();
+    }
+
     void attemptStarted() {
         attempts++;
         tokenInUse = null;
@@ -136,7 +196,7 @@ public class DeliveryState {
     void publish(Exchange exchange) {
         exchange.setVariable(AGAIN, isAgain());
         if (outcome != null) {
-            exchange.setVariable(OUTCOME, outcome.name().toLowerCase(java.util.Locale.ROOT));
+            exchange.setVariable(OUTCOME, getOutcome());
         }
     }
 }

@@ -1,6 +1,6 @@
 package com.liveodds.push.delivery;
 
-import java.time.Duration;
+import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -13,7 +13,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.liveodds.push.heartbeat.LiveMatches;
+import com.liveodds.push.ops.Meters;
+import io.micrometer.core.instrument.Counter;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.AsyncProcessor;
 import org.apache.camel.CamelContext;
@@ -37,6 +42,10 @@ import org.slf4j.LoggerFactory;
  * <p>
  * A push that ends handed back (shutdown, withdrawn, failed) takes the pushes queued behind it back with it, so that
  * none of them can overtake it when the source delivers them again.
+ * <p>
+ * An {@code odds} snapshot supersedes the odds of its match queued before it (contract 17): those waiting are taken
+ * out of the queue and end at once, superseded (their sources acknowledge them, the partner never sees them); the one
+ * in delivery is marked, so that it makes no further attempt. Settlements and rollbacks keep their place.
  */
 public class MatchQueues extends AsyncProcessorSupport implements CamelContextAware {
 
@@ -45,6 +54,8 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
     private static final Logger LOG = LoggerFactory.getLogger(MatchQueues.class);
     private static final String PUSH_ROUTE = "direct:liveodds-push";
     private static final String HEARTBEAT_ROUTE = "direct:liveodds-heartbeat";
+    private static final String ODDS = "odds";
+    private static final JsonFactory JSON = new JsonFactory();
 
     private final LiveMatches liveMatches;
     private final ShutdownGate gate;
@@ -60,6 +71,8 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
     private volatile AsyncProcessor pushRoute;
     private volatile AsyncProcessor heartbeatRoute;
     private volatile Error fatal;
+    private volatile boolean supersede = true;
+    private volatile Counter superseded;
 
     public MatchQueues(LiveMatches liveMatches, ShutdownGate gate) {
         this.liveMatches = liveMatches;
@@ -75,6 +88,11 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
         this.room = new Semaphore(queueSize);
     }
 
+    /** {@code liveodds.delivery.supersede}: whether a snapshot supersedes the odds queued before it (default true). */
+    public void setSupersede(boolean supersede) {
+        this.supersede = supersede;
+    }
+
     /** Accepts the push in the exchange body into the queue of its match. */
     @Override
     public boolean process(Exchange exchange, AsyncCallback callback) {
@@ -83,6 +101,11 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
             exchange.setException(new IllegalArgumentException("no push in the exchange"));
             callback.done(true);
             return true;
+        }
+        boolean snapshot = supersede && isSnapshot(push);
+        if (snapshot) {
+            // frees the places of the odds it supersedes first: a queue full of them would otherwise never let it in
+            supersedeEarlier(push);
         }
         if (!push.isHeartbeat()) {
             try {
@@ -95,11 +118,11 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
             liveMatches.enqueued(push.matchId());
         }
         if (ExchangeHelper.isOutCapable(exchange)) {
-            enqueue(new Entry(push, exchange, callback));
+            enqueue(new Entry(push, exchange, callback), snapshot);
             return false;
         }
         Exchange copy = ExchangeHelper.createCorrelatedCopy(exchange, true, true);
-        enqueue(new Entry(push, copy, doneSync -> { }));
+        enqueue(new Entry(push, copy, doneSync -> { }), snapshot);
         callback.done(true);
         return true;
     }
@@ -117,21 +140,119 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
         }
     }
 
-    private void enqueue(Entry entry) {
+    /** Queues the entry; a snapshot supersedes, in the same step, the odds that came in while it waited for room. */
+    private void enqueue(Entry entry, boolean snapshot) {
         while (true) {
             Queue queue = queues.computeIfAbsent(entry.push.matchId(), id -> new Queue());
+            Superseded superseded = Superseded.NONE;
+            boolean first;
             synchronized (queue) {
                 if (queue.removed) {
                     continue;
                 }
-                if (queue.current != null) {
+                first = queue.current == null;
+                if (first) {
+                    becomesCurrent(queue, entry);
+                } else {
+                    if (snapshot) {
+                        superseded = takeSuperseded(queue);
+                    }
                     queue.waiting.add(entry);
-                    return;
                 }
-                queue.current = entry;
             }
-            start(queue, entry);
+            if (first) {
+                start(queue, entry);
+            }
+            supersede(entry.push, superseded);
             return;
+        }
+    }
+
+    private void supersedeEarlier(Push snapshot) {
+        Queue queue = queues.get(snapshot.matchId());
+        if (queue == null) {
+            return;
+        }
+        Superseded superseded;
+        synchronized (queue) {
+            if (queue.current == null) {
+                return;
+            }
+            superseded = takeSuperseded(queue);
+        }
+        supersede(snapshot, superseded);
+    }
+
+    /** Under the queue's lock: its push's turn has come; its delivery state begins here so that it can be superseded. */
+    private static void becomesCurrent(Queue queue, Entry entry) {
+        queue.current = entry;
+        DeliveryState.of(entry.exchange, Instant.now());
+    }
+
+    private static DeliveryState state(Entry entry) {
+        return entry.exchange.getVariable(DeliveryState.VARIABLE, DeliveryState.class);
+    }
+
+    /**
+     * Under the queue's lock, for a snapshot: the odds waiting in the queue, taken out of it (settlements, rollbacks,
+     * heartbeats stay in place), and the state of the push in delivery if that is odds too.
+     */
+    private static Superseded takeSuperseded(Queue queue) {
+        List<Entry> odds = new ArrayList<>();
+        queue.waiting.removeIf(waiter -> isOdds(waiter.push) && odds.add(waiter));
+        DeliveryState current = isOdds(queue.current.push) ? state(queue.current) : null;
+        return new Superseded(current != null && !current.isSuperseded() ? current : null, odds);
+    }
+
+    /**
+     * The snapshot's earlier odds: those that were waiting end at once, each through the push route (which makes no
+     * attempt), so that their sources' completions run as for any other push; the one in delivery is marked, off
+     * this thread, because it may be waiting out a back-off that then ends and starts the match's next push.
+     */
+    private void supersede(Push snapshot, Superseded superseded) {
+        List<Entry> waiting = superseded.waiting;
+        DeliveryState inDelivery = superseded.inDelivery;
+        for (Entry entry : waiting) {
+            DeliveryState.of(entry.exchange, Instant.now()).supersede();
+            run(entry, doneSync -> settle(entry));
+        }
+        if (inDelivery != null) {
+            try {
+                next.execute(inDelivery::supersede);
+            } catch (RejectedExecutionException stopped) {
+                inDelivery.supersede();
+            }
+        }
+        if (!waiting.isEmpty() || inDelivery != null) {
+            LOG.info("Snapshot {} supersedes {} queued odds{}", snapshot, waiting.size(),
+                    inDelivery != null ? " and the one in delivery" : "");
+        }
+    }
+
+    private static boolean isOdds(Push push) {
+        return ODDS.equals(push.messageType());
+    }
+
+    /** An {@code odds} message whose top-level {@code odds_type} is {@code snapshot}; reads no further than that. */
+    static boolean isSnapshot(Push push) {
+        if (!isOdds(push)) {
+            return false;
+        }
+        try (JsonParser parser = JSON.createParser(push.json())) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                return false;
+            }
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                JsonToken value = parser.nextToken();
+                if ("odds_type".equals(field)) {
+                    return value == JsonToken.VALUE_STRING && "snapshot".equals(parser.getText());
+                }
+                parser.skipChildren();
+            }
+            return false;
+        } catch (IOException e) {
+            return false;
         }
     }
 
@@ -189,7 +310,9 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
             }
             following = queue.waiting.poll();
             queue.current = following;
-            if (following == null && queues.remove(entry.push.matchId(), queue)) {
+            if (following != null) {
+                becomesCurrent(queue, following);
+            } else if (queues.remove(entry.push.matchId(), queue)) {
                 queue.removed = true;
             }
         }
@@ -210,8 +333,11 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
                 liveMatches.heartbeatFinished(entry.push.matchId());
             } else {
                 room.release();
-                DeliveryState state = entry.exchange.getVariable(DeliveryState.VARIABLE, DeliveryState.class);
+                DeliveryState state = state(entry);
                 liveMatches.finished(entry.push.matchId(), state != null && state.isDelivered());
+                if (state != null && state.outcome() == DeliveryState.Outcome.SUPERSEDED) {
+                    supersededCounter().increment();
+                }
             }
             entry.callback.done(false);
         } catch (Throwable e) {
@@ -243,6 +369,14 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
         if (!takenBack.isEmpty()) {
             LOG.info("Shutdown: {} queued pushes handed back to their sources", takenBack.size());
         }
+    }
+
+    private Counter supersededCounter() {
+        Counter counter = superseded;
+        if (counter == null) {
+            superseded = counter = DeliveryMeters.superseded(Meters.registry(camelContext));
+        }
+        return counter;
     }
 
     /** When the oldest push still waiting or in delivery came in, or null when none is. */
@@ -309,5 +443,10 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
     }
 
     private record Entry(Push push, Exchange exchange, AsyncCallback callback) {
+    }
+
+    /** What a snapshot supersedes in its match's queue: the push in delivery (or null), and those waiting. */
+    private record Superseded(DeliveryState inDelivery, List<Entry> waiting) {
+        static final Superseded NONE = new Superseded(null, List.of());
     }
 }

@@ -103,6 +103,11 @@ public class PushAttempt extends AsyncProcessorSupport implements CamelContextAw
 
     /** Before an attempt goes out: false when the push ends here, handed back to its source. */
     private boolean admit(Exchange exchange, DeliveryState state) {
+        // supersede hook (contract 17): a push superseded before its attempt makes none; its source may forget it
+        if (state.isSuperseded()) {
+            state.end(DeliveryState.Outcome.SUPERSEDED, DeliveryState.SUPERSEDED_REASON);
+            return false;
+        }
         String handBack = exchange.getVariable(MatchQueues.HAND_BACK, String.class);
         if (handBack != null) {
             state.end(DeliveryState.Outcome.HANDED_BACK, handBack);
@@ -147,6 +152,13 @@ public class PushAttempt extends AsyncProcessorSupport implements CamelContextAw
         }
         RetryPolicy.Decision decision = policy.decide(answer, state.getAttempts(), state.getFirstAttemptAt(), now,
                 state.isRenewedFor401());
+        // supersede hook (contract 17): the attempt was on the wire when a snapshot came in; failed, it is not retried
+        // or dead-lettered but superseded
+        if (decision.action() != RetryPolicy.Action.DELIVERED && state.isSuperseded()) {
+            state.end(DeliveryState.Outcome.SUPERSEDED, DeliveryState.SUPERSEDED_REASON);
+            state.publish(exchange);
+            return;
+        }
         switch (decision.action()) {
             case DELIVERED -> {
                 state.end(DeliveryState.Outcome.DELIVERED, null);

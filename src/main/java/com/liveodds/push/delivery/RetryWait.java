@@ -52,6 +52,8 @@ public class RetryWait extends AsyncProcessorSupport {
         Waiting wait = new Waiting(exchange, state, callback);
         checkingWithdrawals();
         waiting.add(wait);
+        // supersede hook (contract 17): a snapshot of the match ends the wait at once, the push superseded
+        state.whenSuperseded(() -> wait.end(DeliveryState.Outcome.SUPERSEDED, DeliveryState.SUPERSEDED_REASON));
         timer.schedule(() -> resumed.execute(wait::resume), state.getDelayMillis(), TimeUnit.MILLISECONDS);
         // closed meanwhile: the stop action may have run before this wait was registered
         if (gate.isStopping()) {
@@ -101,9 +103,14 @@ public class RetryWait extends AsyncProcessorSupport {
         }
 
         void handBack(String why) {
+            end(DeliveryState.Outcome.HANDED_BACK, why);
+        }
+
+        /** Ends the wait early: no further attempt. */
+        void end(DeliveryState.Outcome outcome, String why) {
             if (done.compareAndSet(false, true)) {
                 waiting.remove(this);
-                state.end(DeliveryState.Outcome.HANDED_BACK, why);
+                state.end(outcome, why);
                 state.publish(exchange);
                 callback.done(false);
             }

@@ -6,8 +6,8 @@ import org.apache.camel.support.SynchronizationAdapter;
 /**
  * The contract between a source and delivery for one message: the source hands the message over (accept: its route
  * sends the exchange to delivery), delivery asks {@link #isWithdrawn()} before every attempt and while a retry
- * waits, and the message ends with exactly one of {@link #acknowledge()} (delivered, dead-lettered, rejected, or an
- * {@code alive}) or {@link #handBack(String)} (neither: the source delivers it again later). Delivery never reads a
+ * waits, and the message ends with exactly one of {@link #acknowledge()} (delivered, dead-lettered, superseded by a
+ * later snapshot, rejected, or an {@code alive}) or {@link #handBack(String)} (neither: the source delivers it again later). Delivery never reads a
  * source's internals and a source never reads delivery's: the end of the exchange (completed or failed) is what
  * calls one or the other, wherever the exchange ends.
  */
@@ -21,7 +21,10 @@ public interface SourceHandover {
         return false;
     }
 
-    /** The message is done with: the source may forget it (commit, acknowledge). */
+    /**
+     * The message is done with: the source may forget it (commit, acknowledge). A superseded message comes here as
+     * soon as the snapshot that supersedes it is queued, possibly before earlier messages of its source end.
+     */
     void acknowledge();
 
     /** Neither delivered nor dead-lettered (shutdown, withdrawn, a failure): the source keeps it for later. */

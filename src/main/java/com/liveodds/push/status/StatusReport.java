@@ -41,6 +41,7 @@ public class StatusReport implements CamelContextAware {
             Map.entry("delivered", "liveodds.pushes.delivered"),
             Map.entry("retried", "liveodds.pushes.retried"),
             Map.entry("dead_lettered", "liveodds.pushes.dead_lettered"),
+            Map.entry("superseded", "liveodds.messages.superseded"),
             Map.entry("rejected", "liveodds.messages.rejected"),
             Map.entry("heartbeats", "liveodds.heartbeats.delivered"));
 

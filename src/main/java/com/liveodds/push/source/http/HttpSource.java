@@ -112,7 +112,7 @@ public class HttpSource {
     public String receipt(String messageId, DeliveryState delivery) {
         ObjectNode body = mapper.createObjectNode();
         body.put("message_id", messageId);
-        body.put("status", delivery == null ? "received" : delivery.isDelivered() ? "delivered" : "dead_lettered");
+        body.put("status", delivery == null ? "received" : delivery.getOutcome());
         if (delivery != null) {
             body.put("match_id", delivery.getPush().matchId());
         }

@@ -7,7 +7,7 @@ import java.util.TreeMap;
 /**
  * The records of one partition handed on by this instance and not yet covered by a commit. Records finish in any
  * order (each match has its own queue), but an offset may only be committed once every record before it is finished
- * (delivered or dead-lettered): the committable offset is the end of the contiguous finished prefix. A record handed
+ * (delivered, dead-lettered, or superseded by a later snapshot of its match): the committable offset is the end of the contiguous finished prefix. A record handed
  * back (shutdown, revocation) is settled without finishing and holds the prefix back for good, so the next
  * owner reads it again.
  */
