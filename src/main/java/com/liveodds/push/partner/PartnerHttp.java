@@ -131,6 +131,16 @@ public class PartnerHttp implements HttpClientConfigurer {
         return pool;
     }
 
+    /** {@link #connectionManager()} of this configuration, as a static factory for routes/beans.yaml. */
+    public static PoolingHttpClientConnectionManager connectionsOf(PartnerHttp http) {
+        return http.connectionManager();
+    }
+
+    /** {@link #threads()} of this configuration, as a static factory for routes/beans.yaml. */
+    public static ExecutorService threadsOf(PartnerHttp http) {
+        return http.threads();
+    }
+
     /** A {@code liveoddsHttp} component outside a route file (plain Java, tests), configured as routes/beans.yaml does. */
     public HttpComponent component() {
         return component(connectionManager());

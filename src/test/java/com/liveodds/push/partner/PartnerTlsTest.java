@@ -158,11 +158,14 @@ class PartnerTlsTest {
             PartnerAnswer answer = push("Bearer x");
 
             assertThat(answer.status()).isZero();
-            assertThat(answer.error()).contains("TLS").doesNotContain(TRUST_PASSWORD);
-            assertThatThrownBy(tokens::token).isInstanceOf(TokenUnavailableException.class).hasMessageContaining("TLS")
-                    .hasMessageNotContaining(TRUST_PASSWORD).hasMessageNotContaining("client-secret-value");
+            assertThat(answer.error()).containsAnyOf("TLS", "connection failed").doesNotContain(TRUST_PASSWORD);
+            // TLS 1.3: the server refuses the missing certificate after the client's handshake has ended, so the client
+            // meets either the server's alert (a TLS error) or, writing a larger request first, a broken connection
+            assertThatThrownBy(tokens::token).isInstanceOf(TokenUnavailableException.class)
+                    .message().containsAnyOf("TLS", "connection failed")
+                    .doesNotContain(TRUST_PASSWORD).doesNotContain("client-secret-value");
             assertThat(pushes).hasValue(0);
-            assertThat(health.partner().lastError()).as("the token request's TLS failure").contains("TLS");
+            assertThat(health.partner().lastError()).as("the token request's failure reached the readiness check").startsWith("token request");
             assertThat(logs.messages()).noneMatch(m -> m.contains(TRUST_PASSWORD) || m.contains(CLIENT_PASSWORD)
                     || m.contains("client-secret-value"));
         }
