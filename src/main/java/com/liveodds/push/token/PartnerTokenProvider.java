@@ -215,7 +215,8 @@ public class PartnerTokenProvider implements CamelContextAware {
 
     /** The fetch in flight, or a new one; a caller that is not the renewal gets a cached token or a recent failure. */
     private synchronized CompletableFuture<CachedToken> shared(boolean renewing) {
-        if (inFlight != null) {
+        // a fetch that has just completed is no longer in flight, even before its own clean-up below has run
+        if (inFlight != null && !inFlight.isDone()) {
             return inFlight;
         }
         if (!renewing) {
