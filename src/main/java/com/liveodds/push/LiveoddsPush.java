@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Properties;
 
 import com.liveodds.push.check.CheckPartnerCommand;
-import com.liveodds.push.partner.PartnerClient;
 import com.liveodds.push.settings.StartupSettings;
 import org.apache.camel.main.Main;
 
@@ -37,11 +36,6 @@ public final class LiveoddsPush {
     }
 
     public static void main(String[] args) throws Exception {
-        // before anything touches the common pool: the JDK HTTP client hands every answer to it, and below a
-        // parallelism of 2 (any machine with 2 cores or fewer) it is a new thread per answer
-        if (System.getProperty(PartnerClient.COMMON_POOL_PARALLELISM) == null) {
-            System.setProperty(PartnerClient.COMMON_POOL_PARALLELISM, "2");
-        }
         // the runnable's logging configuration, unless the user gives one (the plain jar ships no logback.xml)
         if (System.getProperty("logback.configurationFile") == null) {
             System.setProperty("logback.configurationFile", "liveodds/logback.xml");

@@ -17,7 +17,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.liveodds.push.ops.SecretMask;
-import com.liveodds.push.partner.PartnerClient;
 import com.liveodds.push.partner.PartnerHealth;
 import com.liveodds.push.partner.PartnerTls;
 import com.liveodds.push.settings.Timestamps;
@@ -78,7 +77,7 @@ public final class PartnerChecks {
         }
         try (PartnerExchange exchange = new PartnerExchange(partner.timeout(), tls)) {
             checkTokenEndpoint(exchange);
-            obtainDeliveryToken();
+            obtainDeliveryToken(exchange);
             for (String type : MESSAGE_TYPES) {
                 withToken("push-" + type, () -> pushOfType(exchange, type));
             }
@@ -208,16 +207,14 @@ public final class PartnerChecks {
     }
 
     /** The token the pushes carry, from the delivery's own token code, as a run gets it. */
-    private void obtainDeliveryToken() {
-        PartnerHealth health = new PartnerHealth();
-        PartnerClient client = new PartnerClient(null, partner.timeout(), 1, tls, health);
+    private void obtainDeliveryToken(PartnerExchange exchange) {
         PartnerTokenProvider provider = new PartnerTokenProvider();
+        provider.setCamelContext(exchange.context());
         provider.setAuthUrl(partner.authUrl());
         provider.setClientId(partner.clientId());
         provider.setClientSecret(partner.clientSecret());
         provider.setAudience(partner.audience());
-        provider.setClient(client);
-        provider.setHealth(health);
+        provider.setHealth(new PartnerHealth());
         provider.setSecretMask(mask);
         try {
             token = provider.token();
@@ -225,7 +222,6 @@ public final class PartnerChecks {
             tokenProblem = "the service's token code got no token (" + mask.mask(e.getMessage()) + ")";
         } finally {
             provider.stop();
-            client.stop();
         }
     }
 

@@ -5,48 +5,42 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.TreeMap;
 
 import com.liveodds.push.partner.PartnerAnswer;
-import com.liveodds.push.partner.PartnerClient;
-import com.liveodds.push.partner.PartnerHealth;
+import com.liveodds.push.partner.PartnerHttp;
+import com.liveodds.push.partner.PartnerRequests;
 import com.liveodds.push.partner.PartnerTls;
+import org.apache.camel.CamelContext;
+import org.apache.camel.impl.DefaultCamelContext;
 
 /**
- * Every HTTP exchange of the check, in one place: today over the delivery's own {@link PartnerClient} (its TLS, its
- * whole-attempt time-out, its 64 KiB read limit), so the check sees the partner exactly as delivery does. The client
- * sends two shapes of request, and so does this class: a push (POST with {@code Authorization},
- * {@code Content-Type: application/json} and {@code Idempotency-Key}) and a bare POST with a {@code Content-Type} only
- * (the token request, and a push without a token). When the partner client moves to camel-http, only
- * {@link #exchange} changes.
+ * Every HTTP exchange of the check, in one place: over the delivery's own camel-http component
+ * ({@value PartnerRequests#COMPONENT}: its TLS, its whole-attempt time-out, its 64 KiB read limit, no retry, no
+ * redirect), in a CamelContext of the check's own, so the check sees the partner exactly as delivery does.
  */
 public final class PartnerExchange implements AutoCloseable {
 
-    private final PartnerClient client;
+    private final PartnerHttp http;
+    private final DefaultCamelContext context = new DefaultCamelContext();
+    private final PartnerRequests requests;
 
     public PartnerExchange(Duration timeout, PartnerTls tls) {
-        // no base URL: every request names its full URL; one request at a time, the check runs them in turn
-        this.client = new PartnerClient(null, timeout, 1, tls, new PartnerHealth());
+        // one request at a time: the check runs them in turn
+        this.http = new PartnerHttp(tls, timeout, 1);
+        context.addComponent(PartnerRequests.COMPONENT, http.component());
+        context.start();
+        this.requests = new PartnerRequests(context);
+    }
+
+    /** The context whose {@value PartnerRequests#COMPONENT} the delivery's token code uses too. */
+    public CamelContext context() {
+        return context;
     }
 
     /** One request and its answer, or why there was none (status 0); never throws for what the partner does. */
     public Reply exchange(Request request) {
-        Map<String, String> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-        headers.putAll(request.headers());
-        if (!"POST".equals(request.method())) {
-            throw new IllegalArgumentException("the partner client sends POST only, not " + request.method());
-        }
         long started = System.nanoTime();
-        PartnerAnswer answer;
-        if (headers.size() == 3 && headers.containsKey("Authorization") && headers.containsKey("Idempotency-Key")
-                && "application/json".equals(headers.get("Content-Type"))) {
-            answer = client.post(request.uri().toString(), headers.get("Authorization"), headers.get("Idempotency-Key"),
-                    request.body()).join();
-        } else if (headers.size() == 1 && headers.containsKey("Content-Type")) {
-            answer = client.send(request.uri(), headers.get("Content-Type"), request.body(), PartnerClient.READ_LIMIT).join();
-        } else {
-            throw new IllegalArgumentException("the partner client sends a push or a bare POST, not headers " + headers.keySet());
-        }
+        PartnerAnswer answer = requests.send(request.method(), request.uri().toString(), request.headers(), request.body());
         Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
         Map<String, String> answerHeaders = new LinkedHashMap<>();
         if (answer.retryAfter() != null) {
@@ -60,7 +54,12 @@ public final class PartnerExchange implements AutoCloseable {
 
     @Override
     public void close() {
-        client.stop();
+        try {
+            requests.close();
+            context.stop();
+        } finally {
+            http.stop();
+        }
     }
 
     /** What to send. */

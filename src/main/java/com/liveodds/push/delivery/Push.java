@@ -16,11 +16,6 @@ public record Push(String messageId, String matchId, String messageType, String 
         return HEARTBEAT.equals(messageType);
     }
 
-    /** The partner path below {@code base_url}. */
-    public String path(String partnerId) {
-        return "v1/liveodds/" + partnerId + "/" + matchId + "/" + messageType;
-    }
-
     /** What goes on the wire: UTF-8 whatever charset the exchange picked up on its way in. */
     public byte[] bytes() {
         return json.getBytes(StandardCharsets.UTF_8);

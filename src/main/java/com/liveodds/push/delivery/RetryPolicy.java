@@ -22,8 +22,8 @@ public class RetryPolicy {
 
     private static final int MAX_LOCATION_IN_REASON = 200;
 
-    private final Duration initialBackoff;
-    private final Duration maxBackoff;
+    private volatile Duration initialBackoff;
+    private volatile Duration maxBackoff;
     private volatile Duration maxElapsed;
 
     public RetryPolicy() {
@@ -34,6 +34,16 @@ public class RetryPolicy {
         this.initialBackoff = initialBackoff;
         this.maxBackoff = maxBackoff;
         this.maxElapsed = maxElapsed;
+    }
+
+    /** {@code liveodds.delivery.backoff.initial}: the first back-off, {@code 250ms} by default. */
+    public void setInitialBackoff(Duration initialBackoff) {
+        this.initialBackoff = initialBackoff;
+    }
+
+    /** {@code liveodds.delivery.backoff.max}: the longest back-off (a Retry-After may ask for more), {@code 30s}. */
+    public void setMaxBackoff(Duration maxBackoff) {
+        this.maxBackoff = maxBackoff;
     }
 
     /** The retry budget of one message, {@code 10m} by default. */

@@ -1,9 +1,10 @@
 package com.liveodds.push.delivery;
 
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -14,8 +15,12 @@ import org.apache.camel.support.AsyncProcessorSupport;
 
 /**
  * Waits out the back-off (or {@code Retry-After}) the last attempt asked for, holding no thread: the exchange
- * continues from a timer. The wait ends at once when the service is stopping or the source withdraws the message;
- * the push is then handed back. Only the match of the push waits: every other match goes on.
+ * continues from a timer. Only the match of the push waits: every other match goes on.
+ * <p>
+ * A wait of its own rather than Camel's redelivery ({@code asyncDelayedRedelivery}): Camel keeps no handle on a
+ * scheduled redelivery, and a wait here must end at once from outside. The service stopping or the source withdrawing
+ * the message (checked every {@value #CHECK_MILLIS} ms) hands the push back; anything else ends a waiting push early
+ * with the outcome it chooses through {@link #end(Exchange, DeliveryState.Outcome, String)}.
  */
 public class RetryWait extends AsyncProcessorSupport {
 
@@ -34,12 +39,12 @@ public class RetryWait extends AsyncProcessorSupport {
         t.setDaemon(true);
         return t;
     });
-    private final Set<Waiting> waiting = ConcurrentHashMap.newKeySet();
+    private final Map<Exchange, Waiting> waiting = new ConcurrentHashMap<>();
     private final AtomicBoolean checking = new AtomicBoolean();
 
     public RetryWait(ShutdownGate gate) {
         this.gate = gate;
-        gate.onStop(() -> waiting.forEach(w -> w.handBack("the service is stopping")));
+        gate.onStop(this::handBackAll);
     }
 
     @Override
@@ -51,15 +56,24 @@ public class RetryWait extends AsyncProcessorSupport {
         }
         Waiting wait = new Waiting(exchange, state, callback);
         checkingWithdrawals();
-        waiting.add(wait);
-        // supersede hook (contract 17): a snapshot of the match ends the wait at once, the push superseded
+        waiting.put(exchange, wait);
+        // a snapshot of the match (contract 17) ends the wait at once, the push superseded
         state.whenSuperseded(() -> wait.end(DeliveryState.Outcome.SUPERSEDED, DeliveryState.SUPERSEDED_REASON));
         timer.schedule(() -> resumed.execute(wait::resume), state.getDelayMillis(), TimeUnit.MILLISECONDS);
         // closed meanwhile: the stop action may have run before this wait was registered
         if (gate.isStopping()) {
-            wait.handBack("the service is stopping");
+            wait.end(DeliveryState.Outcome.HANDED_BACK, "the service is stopping");
         }
         return false;
+    }
+
+    /**
+     * Ends the wait of the push in {@code exchange} now, with this outcome (handed back, or any other that ends a push
+     * without a further attempt): the push route goes on at once with it. False when that push is not waiting.
+     */
+    public boolean end(Exchange exchange, DeliveryState.Outcome outcome, String why) {
+        Waiting wait = waiting.get(exchange);
+        return wait != null && wait.end(outcome, why);
     }
 
     /** Started with the first wait: camel-main creates the beans of a route file twice, and only one of them waits. */
@@ -72,13 +86,17 @@ public class RetryWait extends AsyncProcessorSupport {
     public void stop() {
         timer.shutdownNow();
         resumed.shutdown();
-        waiting.forEach(w -> w.handBack("the service is stopping"));
+        handBackAll();
+    }
+
+    private void handBackAll() {
+        waiting.values().forEach(w -> w.end(DeliveryState.Outcome.HANDED_BACK, "the service is stopping"));
     }
 
     private void checkWithdrawn() {
-        for (Waiting w : waiting) {
+        for (Waiting w : waiting.values()) {
             if (SourceHandover.of(w.exchange).isWithdrawn()) {
-                w.handBack("withdrawn by its source");
+                w.end(DeliveryState.Outcome.HANDED_BACK, "withdrawn by its source");
             }
         }
     }
@@ -97,23 +115,25 @@ public class RetryWait extends AsyncProcessorSupport {
 
         void resume() {
             if (done.compareAndSet(false, true)) {
-                waiting.remove(this);
+                waiting.remove(exchange, this);
                 callback.done(false);
             }
         }
 
-        void handBack(String why) {
-            end(DeliveryState.Outcome.HANDED_BACK, why);
-        }
-
-        /** Ends the wait early: no further attempt. */
-        void end(DeliveryState.Outcome outcome, String why) {
-            if (done.compareAndSet(false, true)) {
-                waiting.remove(this);
-                state.end(outcome, why);
-                state.publish(exchange);
+        boolean end(DeliveryState.Outcome outcome, String why) {
+            if (!done.compareAndSet(false, true)) {
+                return false;
+            }
+            waiting.remove(exchange, this);
+            state.end(outcome, why);
+            state.publish(exchange);
+            // the push route goes on off the caller's thread, as after a wait that ran out
+            try {
+                resumed.execute(() -> callback.done(false));
+            } catch (RejectedExecutionException stopped) {
                 callback.done(false);
             }
+            return true;
         }
     }
 }

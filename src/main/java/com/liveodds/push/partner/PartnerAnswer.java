@@ -1,5 +1,15 @@
 package com.liveodds.push.partner;
 
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+
+import javax.net.ssl.SSLException;
+
+import org.apache.camel.Exchange;
+import org.apache.camel.Message;
+
 /**
  * The outcome of one HTTP attempt to the partner: its answer, or why there was none.
  *
@@ -11,6 +21,10 @@ package com.liveodds.push.partner;
  * @param timedOut    whether the attempt ran into {@code liveodds.delivery.timeout}
  */
 public record PartnerAnswer(int status, String retryAfter, String location, String body, String error, boolean timedOut) {
+
+    /** Most of a push answer body kept (dead letters, logs). */
+    public static final int KEPT = 4 * 1024;
+    private static final int MAX_ERROR_LENGTH = 200;
 
     public boolean isSuccess() {
         return status >= 200 && status < 300;
@@ -31,5 +45,74 @@ public record PartnerAnswer(int status, String retryAfter, String location, Stri
             return "5xx";
         }
         return status >= 400 ? "4xx" : "error";
+    }
+
+    /**
+     * The answer of a {@code liveoddsHttp} call ({@code throwExceptionOnFailure=false}) in the exchange, or why there was
+     * none: {@code failure} (the exception the call ended with, or null).
+     *
+     * @param keepBytes how much of the body (at most {@link PartnerHttp#READ_LIMIT}) is kept as text
+     */
+    public static PartnerAnswer of(Exchange exchange, Throwable failure, int keepBytes) {
+        if (failure != null) {
+            return failure(failure);
+        }
+        Message answer = exchange.getMessage();
+        Integer status = answer.getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
+        if (status == null) {
+            return new PartnerAnswer(0, null, null, null, "no HTTP answer", false);
+        }
+        byte[] bytes = answer.getBody(byte[].class);
+        String text = bytes == null || bytes.length == 0 ? null
+                : new String(bytes, 0, Math.min(keepBytes, bytes.length), StandardCharsets.UTF_8);
+        String location = status >= 300 && status < 400 ? answer.getHeader("Location", String.class) : null;
+        return new PartnerAnswer(status, answer.getHeader("Retry-After", String.class), location, text, null, false);
+    }
+
+    private static PartnerAnswer failure(Throwable error) {
+        if (rootOf(error, PartnerHttp.AttemptTimedOut.class) instanceof PartnerHttp.AttemptTimedOut timedOut) {
+            return new PartnerAnswer(0, null, null, null, timedOut.getMessage(), true);
+        }
+        if (rootOf(error, SocketTimeoutException.class) != null) {
+            // the client's own time-outs, a backstop behind the attempt's deadline
+            return new PartnerAnswer(0, null, null, null, "time-out: " + describe(rootOf(error, SocketTimeoutException.class)), true);
+        }
+        Throwable e = error;
+        while (!(e instanceof IOException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        String why;
+        if (rootOf(e, SSLException.class) != null) {
+            why = "TLS handshake with the partner failed: " + describe(rootOf(e, SSLException.class));
+        } else if (e instanceof ConnectException) {
+            why = "cannot connect: " + describe(e);
+        } else if (e instanceof IOException) {
+            why = "connection failed: " + describe(e);
+        } else {
+            why = "request failed: " + describe(e);
+        }
+        return new PartnerAnswer(0, null, null, null, why, false);
+    }
+
+    private static Throwable rootOf(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /** The exception's type and message, one printable line of bounded length (it may reach a log). */
+    private static String describe(Throwable e) {
+        String message = e.getMessage();
+        String text = message == null || message.isBlank() ? e.getClass().getSimpleName()
+                : e.getClass().getSimpleName() + " " + message;
+        StringBuilder out = new StringBuilder(Math.min(text.length(), MAX_ERROR_LENGTH));
+        for (int i = 0; i < text.length() && out.length() < MAX_ERROR_LENGTH; i++) {
+            char c = text.charAt(i);
+            out.append(c < 0x20 || c == 0x7f ? ' ' : c);
+        }
+        return out.toString();
     }
 }

@@ -16,16 +16,21 @@ import java.util.regex.Pattern;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.liveodds.push.partner.PartnerAnswer;
 import com.liveodds.push.ops.SecretMask;
-import com.liveodds.push.partner.PartnerClient;
+import com.liveodds.push.partner.PartnerAnswer;
 import com.liveodds.push.partner.PartnerHealth;
+import com.liveodds.push.partner.PartnerHttp;
 import com.liveodds.push.partner.PartnerTls;
 import com.nimbusds.oauth2.sdk.ClientCredentialsGrant;
 import com.nimbusds.oauth2.sdk.TokenRequest;
 import com.nimbusds.oauth2.sdk.auth.ClientSecretPost;
 import com.nimbusds.oauth2.sdk.auth.Secret;
 import com.nimbusds.oauth2.sdk.id.ClientID;
+import org.apache.camel.CamelContext;
+import org.apache.camel.CamelContextAware;
+import org.apache.camel.Exchange;
+import org.apache.camel.ProducerTemplate;
+import org.apache.camel.impl.DefaultCamelContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,10 +38,14 @@ import org.slf4j.LoggerFactory;
  * The partner's OAuth 2.0 client-credentials token, shared by every push. Fetched on first need,
  * renewed in the background once less than min(refresh margin, half its lifetime) remains, one fetch in flight at
  * a time, and never handed out past its expiry. A 401 from the partner invalidates the token it rejected.
- * The request goes through the {@link PartnerClient} (same TLS, same whole-attempt time-out, answer read up to 64 KiB);
- * each outcome is reported to the {@code partner} readiness check.
+ * The request is a form POST ({@code client_id} and {@code client_secret} in the body, never HTTP Basic) on the bundle's
+ * camel-http component {@value #COMPONENT} (same TLS, same whole-attempt time-out, answer read up to 64 KiB, one request
+ * per attempt); each outcome is reported to the {@code partner} readiness check.
  */
-public class PartnerTokenProvider {
+public class PartnerTokenProvider implements CamelContextAware {
+
+    /** The camel-http component of every request to the partner (routes/beans.yaml). */
+    public static final String COMPONENT = "liveoddsHttp";
 
     private static final Logger LOG = LoggerFactory.getLogger(PartnerTokenProvider.class);
     /** A token this close to expiry is not handed out: it could expire on the wire. */
@@ -56,9 +65,10 @@ public class PartnerTokenProvider {
     private String clientSecret;
     private String audience;
     private Duration refreshMargin = Duration.ofSeconds(60);
-    private PartnerClient client;
-    /** Whether {@link #client} was made here (and is stopped here) rather than given. */
-    private boolean ownClient;
+    private CamelContext camelContext;
+    /** Whether {@link #camelContext} was made here (and is stopped here) rather than given. */
+    private boolean ownContext;
+    private ProducerTemplate template;
     private PartnerHealth health = new PartnerHealth();
     private final Clock clock;
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -80,7 +90,7 @@ public class PartnerTokenProvider {
         this.clock = Clock.systemUTC();
     }
 
-    /** Plain use and tests: its own client with the JVM's TLS and this whole-attempt time-out. */
+    /** Plain use and tests: a CamelContext of its own with a {@value #COMPONENT} of the JVM's TLS and this time-out. */
     public PartnerTokenProvider(URI tokenEndpoint, String clientId, String clientSecret, String audience,
                                 Duration refreshMargin, Duration httpTimeout, Clock clock) {
         this.tokenEndpoint = tokenEndpoint;
@@ -88,8 +98,11 @@ public class PartnerTokenProvider {
         this.clientSecret = clientSecret;
         this.audience = audience;
         this.refreshMargin = refreshMargin;
-        this.client = new PartnerClient(null, httpTimeout, 1, new PartnerTls(), health);
-        this.ownClient = true;
+        DefaultCamelContext own = new DefaultCamelContext();
+        own.addComponent(COMPONENT, new PartnerHttp(new PartnerTls(), httpTimeout, 1).component());
+        own.start();
+        this.camelContext = own;
+        this.ownContext = true;
         this.clock = clock;
     }
 
@@ -114,9 +127,15 @@ public class PartnerTokenProvider {
         this.refreshMargin = refreshMargin;
     }
 
-    /** The partner connection: its TLS and time-out apply to the token request too. */
-    public void setClient(PartnerClient client) {
-        this.client = client;
+    /** Where {@value #COMPONENT} is: the partner connection's TLS and time-out apply to the token request too. */
+    @Override
+    public void setCamelContext(CamelContext camelContext) {
+        this.camelContext = camelContext;
+    }
+
+    @Override
+    public CamelContext getCamelContext() {
+        return camelContext;
     }
 
     /** Every token handed out is registered there, so a partner echoing it never puts it into a dead letter. */
@@ -132,8 +151,11 @@ public class PartnerTokenProvider {
     public void stop() {
         scheduler.shutdownNow();
         synchronized (this) {
-            if (ownClient) {
-                client.stop();
+            if (template != null) {
+                template.stop();
+            }
+            if (ownContext) {
+                camelContext.stop();
             }
         }
     }
@@ -193,7 +215,8 @@ public class PartnerTokenProvider {
 
     /** The fetch in flight, or a new one; a caller that is not the renewal gets a cached token or a recent failure. */
     private synchronized CompletableFuture<CachedToken> shared(boolean renewing) {
-        if (inFlight != null) {
+        // a fetch that has just completed is no longer in flight, even before its own clean-up below has run
+        if (inFlight != null && !inFlight.isDone()) {
             return inFlight;
         }
         if (!renewing) {
@@ -224,15 +247,22 @@ public class PartnerTokenProvider {
         return fetch;
     }
 
+    /** The one request, on the renewal thread (a fetch is one at a time anyway), bounded by the partner time-out. */
     private CompletableFuture<CachedToken> fetch() {
-        PartnerClient connection = client();
-        Instant requestedAt = clock.instant();
+        ProducerTemplate producer = template();
+        String uri = COMPONENT + ":" + tokenEndpoint + "?httpMethod=POST&throwExceptionOnFailure=false";
         ClientSecretPost clientAuth = new ClientSecretPost(new ClientID(clientId), new Secret(clientSecret));
-        String form = new TokenRequest.Builder(tokenEndpoint, clientAuth, new ClientCredentialsGrant())
+        byte[] form = new TokenRequest.Builder(tokenEndpoint, clientAuth, new ClientCredentialsGrant())
                 .customParameter("audience", audience)
-                .build().toHTTPRequest().getBody();
-        return connection.send(tokenEndpoint, "application/x-www-form-urlencoded", form.getBytes(StandardCharsets.UTF_8),
-                PartnerClient.READ_LIMIT).thenApply(answer -> accept(answer, requestedAt));
+                .build().toHTTPRequest().getBody().getBytes(StandardCharsets.UTF_8);
+        return CompletableFuture.supplyAsync(() -> {
+            Instant requestedAt = clock.instant();
+            Exchange sent = producer.send(uri, exchange -> {
+                exchange.getMessage().setHeader(Exchange.CONTENT_TYPE, "application/x-www-form-urlencoded");
+                exchange.getMessage().setBody(form);
+            });
+            return accept(PartnerAnswer.of(sent, sent.getException(), PartnerHttp.READ_LIMIT), requestedAt);
+        }, scheduler);
     }
 
     private CachedToken accept(PartnerAnswer answer, Instant requestedAt) {
@@ -347,12 +377,14 @@ public class PartnerTokenProvider {
         });
     }
 
-    private synchronized PartnerClient client() {
-        if (client == null) {
-            client = new PartnerClient(null, Duration.ofSeconds(10), 1, new PartnerTls(), health);
-            ownClient = true;
+    private synchronized ProducerTemplate template() {
+        if (template == null) {
+            if (camelContext == null) {
+                throw new IllegalStateException("no CamelContext: the token request goes through " + COMPONENT);
+            }
+            template = camelContext.createProducerTemplate();
         }
-        return client;
+        return template;
     }
 
     private static String stripSlash(String url) {

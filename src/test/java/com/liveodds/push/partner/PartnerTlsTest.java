@@ -20,6 +20,7 @@ import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 
 import com.liveodds.push.support.CapturedLogs;
+import com.liveodds.push.support.PartnerCalls;
 import com.liveodds.push.support.RawPartner;
 import com.liveodds.push.token.PartnerTokenProvider;
 import com.liveodds.push.token.TokenUnavailableException;
@@ -48,8 +49,9 @@ class PartnerTlsTest {
     private final List<String> clientCertificates = new CopyOnWriteArrayList<>();
     private final AtomicInteger pushes = new AtomicInteger();
     private volatile int pushStatus = 202;
-    private PartnerClient client;
+    private PartnerCalls client;
     private PartnerTokenProvider tokens;
+    private final PartnerHealth health = new PartnerHealth();
 
     @BeforeAll
     static void makeCertificates() throws Exception {
@@ -111,7 +113,7 @@ class PartnerTlsTest {
             tokens.stop();
         }
         if (client != null) {
-            client.stop();
+            client.close();
         }
         server.close();
     }
@@ -120,15 +122,18 @@ class PartnerTlsTest {
         return server.baseUrl() + path;
     }
 
+    private PartnerAnswer push(String authorization) {
+        return client.post(url("/partner/v1/liveodds/42/match:1/odds"), authorization, "m-1", "{}".getBytes());
+    }
+
     private void connect(PartnerTls tls) {
-        PartnerHealth health = new PartnerHealth();
-        client = new PartnerClient(url("/partner"), TIMEOUT, 4, tls, health);
+        client = new PartnerCalls(tls, TIMEOUT, 4);
         tokens = new PartnerTokenProvider();
         tokens.setAuthUrl(url("/auth"));
         tokens.setClientId("push-client");
         tokens.setClientSecret("client-secret-value");
         tokens.setAudience(url("/partner"));
-        tokens.setClient(client);
+        tokens.setCamelContext(client.context());
         tokens.setHealth(health);
     }
 
@@ -138,7 +143,7 @@ class PartnerTlsTest {
                 CLIENT_PASSWORD));
 
         String token = tokens.token();
-        PartnerAnswer answer = client.post("v1/liveodds/42/match:1/odds", "Bearer " + token, "m-1", "{}".getBytes()).join();
+        PartnerAnswer answer = push("Bearer " + token);
 
         assertThat(token).isEqualTo("mtls-token");
         assertThat(answer.status()).isEqualTo(202);
@@ -150,14 +155,17 @@ class PartnerTlsTest {
         try (CapturedLogs logs = CapturedLogs.all()) {
             connect(new PartnerTls(dir.resolve("trust.p12").toString(), TRUST_PASSWORD, "", ""));
 
-            PartnerAnswer answer = client.post("v1/liveodds/42/match:1/odds", "Bearer x", "m-1", "{}".getBytes()).join();
+            PartnerAnswer answer = push("Bearer x");
 
             assertThat(answer.status()).isZero();
-            assertThat(answer.error()).contains("TLS").doesNotContain(TRUST_PASSWORD);
-            assertThatThrownBy(tokens::token).isInstanceOf(TokenUnavailableException.class).hasMessageContaining("TLS")
-                    .hasMessageNotContaining(TRUST_PASSWORD).hasMessageNotContaining("client-secret-value");
+            assertThat(answer.error()).containsAnyOf("TLS", "connection failed").doesNotContain(TRUST_PASSWORD);
+            // TLS 1.3: the server refuses the missing certificate after the client's handshake has ended, so the client
+            // meets either the server's alert (a TLS error) or, writing a larger request first, a broken connection
+            assertThatThrownBy(tokens::token).isInstanceOf(TokenUnavailableException.class)
+                    .message().containsAnyOf("TLS", "connection failed")
+                    .doesNotContain(TRUST_PASSWORD).doesNotContain("client-secret-value");
             assertThat(pushes).hasValue(0);
-            assertThat(client.health().partner().lastError()).contains("TLS");
+            assertThat(health.partner().lastError()).as("the token request's failure reached the readiness check").startsWith("token request");
             assertThat(logs.messages()).noneMatch(m -> m.contains(TRUST_PASSWORD) || m.contains(CLIENT_PASSWORD)
                     || m.contains("client-secret-value"));
         }
@@ -167,7 +175,7 @@ class PartnerTlsTest {
     void anUntrustedPartnerIsATlsError() {
         // the JVM's trust store does not know the test CA
         connect(new PartnerTls("", "", dir.resolve("client.p12").toString(), CLIENT_PASSWORD));
-        PartnerAnswer answer = client.post("v1/liveodds/42/match:1/odds", "Bearer x", "m-1", "{}".getBytes()).join();
+        PartnerAnswer answer = push("Bearer x");
         assertThat(answer.status()).isZero();
         assertThat(answer.error()).contains("TLS");
     }
@@ -178,7 +186,7 @@ class PartnerTlsTest {
         connect(new PartnerTls(dir.resolve("trust.p12").toString(), TRUST_PASSWORD, dir.resolve("client.p12").toString(),
                 CLIENT_PASSWORD));
 
-        PartnerAnswer answer = client.post("v1/liveodds/42/match:1/odds", "Bearer x", "m-1", "{}".getBytes()).join();
+        PartnerAnswer answer = push("Bearer x");
 
         assertThat(answer.status()).isEqualTo(503);
         assertThat(answer.retryAfter()).isEqualTo("1");

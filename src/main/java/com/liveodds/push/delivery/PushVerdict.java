@@ -1,0 +1,191 @@
+package com.liveodds.push.delivery;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+
+import com.liveodds.push.heartbeat.LiveMatches;
+import com.liveodds.push.ops.MessageLogContext;
+import com.liveodds.push.ops.Meters;
+import com.liveodds.push.partner.PartnerAnswer;
+import com.liveodds.push.partner.PartnerHealth;
+import com.liveodds.push.token.PartnerTokenProvider;
+import com.liveodds.push.token.TokenUnavailableException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.apache.camel.CamelContext;
+import org.apache.camel.CamelContextAware;
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The verdict on one attempt, right after its POST ({@code liveoddsHttp}, {@code throwExceptionOnFailure=false}):
+ * the answer (or the failure the call ended with) is timed ({@code liveodds_push_attempt_seconds{outcome}}), told to
+ * the readiness check {@code partner}, and judged by the {@link RetryPolicy}: delivered, again (at once after a 401,
+ * else after a back-off or {@code Retry-After}), or dead-lettered. A heartbeat gets one attempt and is never retried.
+ */
+public class PushVerdict implements Processor, CamelContextAware {
+
+    /** Exchange variable: System.nanoTime() when the attempt's request started. */
+    public static final String STARTED = "attemptStarted";
+    /** Exchange variable: the {@code Authorization} value the attempt sent (never logged), so a 401 drops that token. */
+    public static final String AUTHORIZATION = "authorization";
+    private static final Logger LOG = LoggerFactory.getLogger(PushVerdict.class);
+    private static final String[] OUTCOMES = {"2xx", "401", "4xx", "5xx", "429", "timeout", "error"};
+
+    private final PartnerTokenProvider tokens;
+    private final RetryPolicy policy;
+    private final LiveMatches liveMatches;
+    private final PartnerHealth health;
+    private final Clock clock = Clock.systemUTC();
+    private CamelContext camelContext;
+    private volatile DeliveryMeters meters;
+    private volatile Timer[] timers;
+
+    public PushVerdict(PartnerTokenProvider tokens, RetryPolicy policy, LiveMatches liveMatches, PartnerHealth health) {
+        this.tokens = tokens;
+        this.policy = policy;
+        this.liveMatches = liveMatches;
+        this.health = health;
+    }
+
+    @Override
+    public void process(Exchange exchange) {
+        DeliveryState state = exchange.getVariable(DeliveryState.VARIABLE, DeliveryState.class);
+        Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        Push push = state.getPush();
+        try (var log = MessageLogContext.of(push.matchId(), push.messageId())) {
+            if (failure instanceof TokenUnavailableException noToken) {
+                // no request went out: the token provider has told the readiness check
+                judge(exchange, state, push, new PartnerAnswer(0, null, null, null, noToken.getMessage(), false));
+                return;
+            }
+            PartnerAnswer answer = PartnerAnswer.of(exchange, failure, PartnerAnswer.KEPT);
+            reported(answer, exchange.getVariable(STARTED, Long.class));
+            if (answer.status() == 401) {
+                String sent = exchange.getVariable(AUTHORIZATION, String.class);
+                if (sent != null && sent.startsWith("Bearer ")) {
+                    tokens.invalidate(sent.substring("Bearer ".length()));
+                }
+            }
+            judge(exchange, state, push, answer);
+        }
+    }
+
+    private void judge(Exchange exchange, DeliveryState state, Push push, PartnerAnswer answer) {
+        state.answered(answer);
+        Instant now = clock.instant();
+        liveMatches.attempted(push.matchId(), state.getAttempts(), answer.status(), answer.error(), !answer.isSuccess());
+        if (push.isHeartbeat()) {
+            if (answer.isSuccess()) {
+                state.end(DeliveryState.Outcome.DELIVERED, null);
+                meters().heartbeatsDelivered.increment();
+            } else {
+                meters().heartbeatsFailed.increment();
+                state.end(DeliveryState.Outcome.FAILED, describe(answer));
+                LOG.warn("Heartbeat to {} failed ({})", push.matchId(), describe(answer));
+            }
+            state.publish(exchange);
+            return;
+        }
+        RetryPolicy.Decision decision = policy.decide(answer, state.getAttempts(), state.getFirstAttemptAt(), now,
+                state.isRenewedFor401());
+        // the attempt was on the wire when a snapshot of its match came in (contract 17): failed, it is neither retried
+        // nor dead-lettered but superseded
+        if (decision.action() != RetryPolicy.Action.DELIVERED && state.isSuperseded()) {
+            state.end(DeliveryState.Outcome.SUPERSEDED, DeliveryState.SUPERSEDED_REASON);
+            state.publish(exchange);
+            return;
+        }
+        switch (decision.action()) {
+            case DELIVERED -> {
+                state.end(DeliveryState.Outcome.DELIVERED, null);
+                meters().delivered.increment();
+                meters().latency(push.messageType()).record(Duration.between(push.receivedAt(), now));
+                LOG.info("Delivered {} (HTTP {}, attempt {})", push, answer.status(), state.getAttempts());
+            }
+            case RETRY -> {
+                state.retryIn(decision.delay().toMillis(), answer.status() == 401);
+                meters().retried.increment();
+                LOG.warn("Push {} attempt {} failed ({}{}); retrying in {} ms", push, state.getAttempts(), decision.reason(),
+                        answer.error() != null ? ": " + answer.error() : "", decision.delay().toMillis());
+            }
+            case DEAD_LETTER -> {
+                state.end(DeliveryState.Outcome.DEAD_LETTERED, decision.reason());
+                meters().deadLettered.increment();
+                LOG.error("Push {} dead-lettered after {} attempts: {}{}", push, state.getAttempts(), decision.reason(),
+                        answer.status() > 0 ? "" : " (" + answer.error() + ")");
+            }
+        }
+        state.publish(exchange);
+    }
+
+    private static String describe(PartnerAnswer answer) {
+        return answer.status() > 0 ? "HTTP " + answer.status() : answer.error();
+    }
+
+    /** Every request that went out: timed by outcome and told to the readiness check {@code partner}. */
+    private void reported(PartnerAnswer answer, Long startedNanos) {
+        health.answered(answer);
+        Timer[] byOutcome = timers();
+        if (byOutcome != null && startedNanos != null) {
+            byOutcome[outcomeIndex(answer.outcome())].record(System.nanoTime() - startedNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private static int outcomeIndex(String outcome) {
+        for (int i = 0; i < OUTCOMES.length; i++) {
+            if (OUTCOMES[i].equals(outcome)) {
+                return i;
+            }
+        }
+        return OUTCOMES.length - 1;
+    }
+
+    /** The seven timers, made on first use (the meter registry exists once the CamelContext runs). */
+    private Timer[] timers() {
+        Timer[] cached = timers;
+        if (cached == null) {
+            MeterRegistry registry = camelContext != null ? Meters.registry(camelContext) : null;
+            if (registry == null) {
+                return null;
+            }
+            cached = new Timer[OUTCOMES.length];
+            for (int i = 0; i < OUTCOMES.length; i++) {
+                cached[i] = Timer.builder("liveodds.push.attempt")
+                        .description("One HTTP attempt to the partner (push or heartbeat), by outcome")
+                        .tag("outcome", OUTCOMES[i])
+                        .publishPercentileHistogram()
+                        .register(registry);
+            }
+            timers = cached;
+        }
+        return cached;
+    }
+
+    private DeliveryMeters meters() {
+        DeliveryMeters m = meters;
+        if (m == null) {
+            synchronized (this) {
+                if (meters == null) {
+                    meters = new DeliveryMeters(Meters.registry(camelContext));
+                }
+                m = meters;
+            }
+        }
+        return m;
+    }
+
+    @Override
+    public void setCamelContext(CamelContext camelContext) {
+        this.camelContext = camelContext;
+    }
+
+    @Override
+    public CamelContext getCamelContext() {
+        return camelContext;
+    }
+}

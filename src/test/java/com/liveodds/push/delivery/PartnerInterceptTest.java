@@ -1,0 +1,69 @@
+package com.liveodds.push.delivery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.liveodds.push.support.LoopbackPartner;
+import com.liveodds.push.support.Messages;
+import com.liveodds.push.support.RunningService;
+import org.apache.camel.builder.RouteBuilder;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A host application sees the partner calls as Camel calls: a route of its own that intercepts
+ * {@code liveoddsHttp:*} sees every attempt, the token request included, once each, with exactly the headers the
+ * partner gets: the contract's, none of the upstream message's.
+ */
+class PartnerInterceptTest {
+
+    /** One intercepted call: its endpoint and the non-Camel headers it carries. */
+    record Seen(String uri, Map<String, Object> headers) {
+    }
+
+    @Test
+    void aHostRouteInterceptingTheComponentSeesEveryAttemptOnceWithOnlyTheContractsHeaders() throws Exception {
+        try (LoopbackPartner partner = new LoopbackPartner();
+             RunningService service = RunningService.builder().partner(partner.baseUrl(), partner.authUrl())
+                     .set("liveodds.delivery.backoff.initial", "20ms").start()) {
+            List<Seen> seen = new CopyOnWriteArrayList<>();
+            service.context().addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    interceptSendToEndpoint("liveoddsHttp:*").process(exchange -> {
+                        Map<String, Object> headers = new java.util.TreeMap<>(exchange.getMessage().getHeaders());
+                        headers.keySet().removeIf(name -> name.startsWith("Camel"));
+                        seen.add(new Seen(exchange.getProperty("CamelInterceptedEndpoint", String.class), headers));
+                    });
+                    from("direct:host-idle").routeId("host-idle").log("nothing");
+                }
+            });
+            // the first two attempts of match 9001 answer 503, the third 202: three attempts, three requests
+            AtomicInteger failures = new AtomicInteger(2);
+            partner.failing(path -> path.contains("match:9001") && failures.getAndDecrement() > 0);
+            service.drop("a.json", Messages.odds("m-9001", Messages.external("f1", 9001)));
+            service.drop("b.json", Messages.odds("m-9002", Messages.external("f2", 9002)));
+
+            await().atMost(Duration.ofSeconds(20)).until(() -> partner.arrivals().stream().filter(a -> a.status() == 202).count() == 2);
+            List<LoopbackPartner.Arrival> pushes = partner.arrivals();
+            assertThat(pushes).hasSize(4);
+            List<Seen> pushCalls = seen.stream().filter(s -> s.uri().contains("/partner/v1/liveodds/42/")).toList();
+            // one intercepted call per request the partner received, the same four paths
+            assertThat(pushCalls).extracting(s -> s.uri().replaceAll(".*(/partner/[^?]*).*", "$1"))
+                    .containsExactlyInAnyOrderElementsOf(pushes.stream().map(LoopbackPartner.Arrival::path).toList());
+            assertThat(seen).filteredOn(s -> s.uri().contains("/auth/oauth/token")).hasSize(1);
+            for (Seen call : pushCalls) {
+                String matchId = call.uri().contains("match:9001") ? "m-9001" : "m-9002";
+                assertThat(call.headers()).containsOnlyKeys("Authorization", "Content-Type", "Idempotency-Key")
+                        .containsEntry("Authorization", "Bearer loopback-token")
+                        .containsEntry("Content-Type", "application/json")
+                        .containsEntry("Idempotency-Key", matchId);
+            }
+        }
+    }
+}
