@@ -35,16 +35,17 @@ final class ServiceUnderTest implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(killOnExit);
     }
 
-    /** Starts the jar and waits until {@code /observe/health} answers 200 (routes and source up). */
-    static ServiceUnderTest start(Path jar, String maxHeap, Map<String, String> settings, Path log) throws IOException {
+    /**
+     * Starts the jar with the given JVM options (none: the default launch, as an operator runs it) and waits until
+     * {@code /observe/health} answers 200 (routes and source up).
+     */
+    static ServiceUnderTest start(Path jar, List<String> jvmOptions, Map<String, String> settings, Path log) throws IOException {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: build it first (mvn -B verify -Pbench packages it)");
         }
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         List<String> command = new ArrayList<>(List.of(java));
-        if (maxHeap != null) {
-            command.add("-Xmx" + maxHeap);
-        }
+        command.addAll(jvmOptions);
         settings.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
         Process process = new ProcessBuilder(command).directory(Path.of("").toAbsolutePath().toFile())
@@ -75,6 +76,10 @@ final class ServiceUnderTest implements AutoCloseable {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    ProcessHandle handle() {
+        return process.toHandle();
     }
 
     /** Peak resident set size so far (VmHWM) in KiB. */
