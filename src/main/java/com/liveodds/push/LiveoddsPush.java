@@ -23,6 +23,11 @@ public final class LiveoddsPush {
     }
 
     public static void main(String[] args) throws Exception {
+        // an untuned java -jar runs the service in a child JVM with the measured default options (DefaultJvm)
+        int childExit = DefaultJvm.relaunchIfUntuned(args);
+        if (childExit >= 0) {
+            System.exit(childExit);
+        }
         // before anything touches the common pool: the JDK HTTP client hands every answer to it, and below a
         // parallelism of 2 (any machine with 2 cores or fewer) it is a new thread per answer
         if (System.getProperty(PartnerClient.COMMON_POOL_PARALLELISM) == null) {

@@ -91,6 +91,11 @@ public class EnvelopeValidator {
         return new UpstreamMessage(messageId, messageType, json, fightMetadata, body);
     }
 
+    /** Whether a validated message is upstream's keep-alive, which stops at ingest (the dispatch route asks). */
+    public boolean isAlive(UpstreamMessage message) {
+        return message.isAlive();
+    }
+
     /** Strict UTF-8 (a UTF-8 byte-order mark skipped): a byte sequence that is not UTF-8 is refused, never turned into U+FFFD. */
     public static String decodeUtf8(byte[] body) {
         if (body == null || body.length == 0) {

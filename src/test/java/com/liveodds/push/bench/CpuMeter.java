@@ -4,11 +4,13 @@ import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
- * CPU time (user + sys) of one process per message it delivered, over the part of the run in which messages arrive at
- * the partner: from the first arrival to the last, so the JVM's start-up and the idle wait after the run do not count.
- * The process's CPU is read from {@code /proc/<pid>/stat} (through {@link ProcessHandle.Info#totalCpuDuration()}).
+ * CPU time (user + sys) of one process per message it delivered, over the second half of the run (from the middle
+ * arrival to the last, as {@link Arrivals#warmThroughput()}): the JVM's start-up, most of its JIT compilation and the
+ * idle wait after the run do not count.
+ * The process's CPU (and its child processes') is read from {@code /proc/<pid>/stat} (through {@link ProcessHandle.Info#totalCpuDuration()}).
  */
 final class CpuMeter implements AutoCloseable {
 
@@ -32,8 +34,10 @@ final class CpuMeter implements AutoCloseable {
 
     private synchronized void sample() {
         int delivered = arrivals.delivered();
-        long cpu = process.info().totalCpuDuration().map(Duration::toNanos).orElse(-1L);
-        if (cpu < 0 || delivered == 0) {
+        // with the processes it started: the default launch runs the service in a child JVM
+        long cpu = Stream.concat(Stream.of(process), process.descendants())
+                .mapToLong(p -> p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L)).sum();
+        if (cpu == 0 || delivered < arrivals.load.size / 2) {
             return;
         }
         if (firstCpu < 0) {
@@ -46,7 +50,7 @@ final class CpuMeter implements AutoCloseable {
         }
     }
 
-    /** µs of CPU per delivered message between the first and the last arrival; NaN when too few arrived to tell. */
+    /** µs of CPU per delivered message between the middle and the last arrival; NaN when too few arrived to tell. */
     synchronized double microsPerMessage() {
         int messages = lastDelivered - firstDelivered;
         return firstCpu < 0 || messages < 100 ? Double.NaN : (lastCpu - firstCpu) / 1e3 / messages;

@@ -59,7 +59,7 @@ class DeliveryBench {
     /** JVM options of every service run (default none: the jar's default launch). */
     private static final List<String> SERVICE_JVM_OPTIONS = Stream.of(System.getProperty("bench.service-jvm-options", "").split(" "))
             .filter(o -> !o.isBlank()).toList();
-    /** -Dbench.jfr=true: each service run records a JFR profile (settings=profile) into its folder as service.jfr. */
+    /** -Dbench.jfr=true: each service run records a JFR profile (settings=profile) into its folder as service.jfr, the raw client next to it. */
     private static final boolean JFR = Boolean.getBoolean("bench.jfr");
     /** -Dbench.parts=throughput,hot: only those parts of the bench (isolation, throughput, hot, latency). */
     private static final Set<String> PARTS = Set.of(System.getProperty("bench.parts", "isolation,throughput,hot,latency").split(","));
@@ -185,7 +185,7 @@ class DeliveryBench {
             Load at0 = new Load("t0-" + source, n, matches);
             Run s0 = serviceRun("throughput-at-once-" + source, source, at0, 0, all(at0), null);
             throughputRow("throughput (msg/s), " + size + ", " + source + ", partner at once (CPU-bound)", s0, raw0, 0.25);
-            table.add("CPU per message (µs, user+sys of the process while pushing), " + source + ", partner at once",
+            table.add("CPU per message (µs, user+sys of the process over the second half), " + source + ", partner at once",
                     FigureTable.number(s0.cpuMicros()), FigureTable.number(raw0.cpuMicros()),
                     FigureTable.ratio(s0.cpuMicros(), raw0.cpuMicros()), "—", null);
             table.add("peak RSS (MiB) after that run, default launch",
@@ -198,10 +198,11 @@ class DeliveryBench {
     }
 
     private void throughputRow(String figure, Run service, Run raw, double goal) {
-        double s = service.arrivals().throughput();
-        double r = raw.arrivals().throughput();
+        double s = service.arrivals().warmThroughput();
+        double r = raw.arrivals().warmThroughput();
         boolean judged = goal > 0;
-        table.add(figure, FigureTable.number(s), FigureTable.number(r), FigureTable.ratio(s, r),
+        table.add(figure + ", second half (whole run)", FigureTable.number(s) + " (" + FigureTable.number(service.arrivals().throughput()) + ")",
+                FigureTable.number(r) + " (" + FigureTable.number(raw.arrivals().throughput()) + ")", FigureTable.ratio(s, r),
                 judged ? "≥ " + goal + " × baseline" : "—", judged ? (Boolean) (s >= goal * r) : null);
     }
 
@@ -295,9 +296,13 @@ class DeliveryBench {
         long started = System.nanoTime();
         Path log = work.resolve("raw-" + name + ".log");
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        Process process = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), RawBaseline.class.getName(),
-                partner.baseUrl(), partner.authUrl(), load.tag, Integer.toString(load.size), Integer.toString(load.matches))
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
+        if (JFR) {
+            command.add("-XX:StartFlightRecording=filename=" + work.resolve("raw-" + name + ".jfr") + ",settings=profile");
+        }
+        command.addAll(List.of(RawBaseline.class.getName(), partner.baseUrl(), partner.authUrl(), load.tag,
+                Integer.toString(load.size), Integer.toString(load.matches)));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         double cpu;
         try (CpuMeter meter = new CpuMeter(process.toHandle(), arrivals)) {
             awaitDone(arrivals, null);
@@ -370,9 +375,9 @@ class DeliveryBench {
             problems.add(run + ": " + problem);
         }
         table.run(String.format("%s: %,d msgs, %,d delivered, %d dead-lettered, %d repeats (same Idempotency-Key), %d refused "
-                        + "attempts, %d pushes overlapping on a match, %d heartbeats, %d strays; %.0f msg/s; %d s; %s",
+                        + "attempts, %d pushes overlapping on a match, %d heartbeats, %d strays; %.0f msg/s (second half %.0f); %d s; %s",
                 run, arrivals.load.size, arrivals.delivered(), deadLettered.size(), arrivals.repeats.sum(), arrivals.refused.sum(),
-                arrivals.overlapping.sum(), arrivals.heartbeats.sum(), arrivals.strays.sum(), arrivals.throughput(),
+                arrivals.overlapping.sum(), arrivals.heartbeats.sum(), arrivals.strays.sum(), arrivals.throughput(), arrivals.warmThroughput(),
                 TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started), detail));
     }
 

@@ -14,12 +14,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.awaitility.Awaitility.await;
 
 /**
  * The built jar as an operator runs it: {@code java [-Xmx..] -D... -jar target/liveodds-push.jar} in a process of
- * its own, from the project folder (its {@code application.properties} and {@code routes/}), logging to a file.
+ * its own, from the project folder (its {@code application.properties} and {@code routes/}; {@code -Dbench.home} names
+ * another one, such as a copy taken with a saved jar before a change), logging to a file.
  */
 final class ServiceUnderTest implements AutoCloseable {
 
@@ -48,7 +50,7 @@ final class ServiceUnderTest implements AutoCloseable {
         command.addAll(jvmOptions);
         settings.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
-        Process process = new ProcessBuilder(command).directory(Path.of("").toAbsolutePath().toFile())
+        Process process = new ProcessBuilder(command).directory(Path.of(System.getProperty("bench.home", "")).toAbsolutePath().toFile())
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
         ServiceUnderTest service = new ServiceUnderTest(process);
         URI health = URI.create("http://127.0.0.1:" + settings.get("camel.management.port") + "/observe/health");
@@ -82,9 +84,13 @@ final class ServiceUnderTest implements AutoCloseable {
         return process.toHandle();
     }
 
-    /** Peak resident set size so far (VmHWM) in KiB. */
+    /**
+     * Peak resident set size so far (VmHWM) in KiB of the process and the processes it started: the default launch
+     * runs the service in a child JVM beside the one the operator started.
+     */
     long peakRssKiB() {
-        return peakRssKiB(Long.toString(process.pid()));
+        return Stream.concat(Stream.of(process.toHandle()), process.descendants())
+                .mapToLong(p -> peakRssKiB(Long.toString(p.pid()))).sum();
     }
 
     /** VmHWM of /proc/{pid}/status in KiB ({@code self} for this JVM). */
