@@ -296,7 +296,10 @@ class DeliveryBench {
         long started = System.nanoTime();
         Path log = work.resolve("raw-" + name + ".log");
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
+        // below a parallelism of 2 (2 cores) the common pool runs every async answer of the JDK client on a new thread:
+        // the service sets 2 for the same reason (LiveoddsPush), so does the baseline
+        List<String> command = new ArrayList<>(List.of(java, "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2",
+                "-cp", System.getProperty("java.class.path")));
         if (JFR) {
             command.add("-XX:StartFlightRecording=filename=" + work.resolve("raw-" + name + ".jfr") + ",settings=profile");
         }
