@@ -7,9 +7,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,8 +32,6 @@ import org.junit.jupiter.api.io.TempDir;
  * back, and a parent killed outright leaves no service running.
  */
 class DefaultJvmTest {
-
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @TempDir
     Path work;
@@ -81,7 +76,7 @@ class DefaultJvmTest {
         parent = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(work.resolve("launch.log").toFile())).start();
         URI live = URI.create("http://127.0.0.1:" + settings.get("camel.management.port") + "/observe/health/live");
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> isLive(live));
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> ServiceProcess.answersOk(live));
         Optional<ProcessHandle> child = parent.descendants().filter(p -> p.info().arguments()
                 .map(List::of).orElse(List.of()).containsAll(DefaultJvm.OPTIONS)).findFirst();
         assertThat(child).as("a child JVM with the default options runs the service").isPresent();
@@ -100,17 +95,5 @@ class DefaultJvmTest {
             out.flush();
         }
         return jar;
-    }
-
-    private static boolean isLive(URI uri) {
-        try {
-            return HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
     }
 }

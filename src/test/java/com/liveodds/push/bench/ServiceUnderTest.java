@@ -4,9 +4,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,6 +13,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import com.liveodds.push.support.ServiceProcess;
+
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -24,8 +23,6 @@ import static org.awaitility.Awaitility.await;
  * another one, such as a copy taken with a saved jar before a change), logging to a file.
  */
 final class ServiceUnderTest implements AutoCloseable {
-
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final Process process;
     private final Thread killOnExit;
@@ -59,25 +56,13 @@ final class ServiceUnderTest implements AutoCloseable {
                 if (!process.isAlive()) {
                     throw new IllegalStateException("service exited with " + process.exitValue() + "; log: " + log);
                 }
-                return healthy(health);
+                return ServiceProcess.answersOk(health);
             });
         } catch (RuntimeException e) {
             service.close();
             throw e;
         }
         return service;
-    }
-
-    private static boolean healthy(URI health) {
-        try {
-            return HTTP.send(HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(2)).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
     }
 
     ProcessHandle handle() {
