@@ -29,5 +29,4 @@ STOPSIGNAL SIGTERM
 # the JVM options of the jar's default launch (DefaultJvm.OPTIONS, measured by the bench): given here, the JVM runs
 # the service itself as PID 1, so SIGTERM reaches it directly
 ENTRYPOINT ["java", "-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxHeapFreeRatio=30", "-XX:MinHeapFreeRatio=10", \
-            "-XX:TieredStopAtLevel=1", "-Xss512k",
-"-jar", "liveodds-push.jar"]
+            "-XX:TieredStopAtLevel=1", "-Xss512k", "-jar", "liveodds-push.jar"]
