@@ -28,5 +28,5 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=30s \
 STOPSIGNAL SIGTERM
 # the JVM options of the jar's default launch (DefaultJvm.OPTIONS, measured by the bench): given here, the JVM runs
 # the service itself as PID 1, so SIGTERM reaches it directly
-ENTRYPOINT ["java", "-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxHeapFreeRatio=30", "-XX:MinHeapFreeRatio=10", \
+ENTRYPOINT ["java", "-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxHeapFreeRatio=30", "-XX:MinHeapFreeRatio=10", \
             "-XX:TieredStopAtLevel=1", "-Xss512k", "-jar", "liveodds-push.jar"]
