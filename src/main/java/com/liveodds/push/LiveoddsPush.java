@@ -36,6 +36,11 @@ public final class LiveoddsPush {
     }
 
     public static void main(String[] args) throws Exception {
+        // an untuned java -jar runs the service in a child JVM with the measured default options (DefaultJvm)
+        int childExit = DefaultJvm.relaunchIfUntuned(args);
+        if (childExit >= 0) {
+            System.exit(childExit);
+        }
         // the runnable's logging configuration, unless the user gives one (the plain jar ships no logback.xml)
         if (System.getProperty("logback.configurationFile") == null) {
             System.setProperty("logback.configurationFile", "liveodds/logback.xml");

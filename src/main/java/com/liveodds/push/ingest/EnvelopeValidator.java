@@ -7,6 +7,7 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
+import java.time.YearMonth;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
@@ -89,6 +90,11 @@ public class EnvelopeValidator {
             throw new RejectedMessageException(Reason.BAD_FIELD, "field fight_metadata.fight_id must be a non-empty string or integer");
         }
         return new UpstreamMessage(messageId, messageType, json, fightMetadata, body);
+    }
+
+    /** Whether a validated message is upstream's keep-alive, which stops at ingest (the dispatch route asks). */
+    public boolean isAlive(UpstreamMessage message) {
+        return message.isAlive();
     }
 
     /** Strict UTF-8 (a UTF-8 byte-order mark skipped): a byte sequence that is not UTF-8 is refused, never turned into U+FFFD. */
@@ -201,11 +207,45 @@ public class EnvelopeValidator {
     }
 
     private static boolean isUtc(String timestamp) {
+        if (isPlainUtc(timestamp)) {
+            return true;
+        }
         try {
             return OffsetDateTime.parse(timestamp, DateTimeFormatter.ISO_OFFSET_DATE_TIME).getOffset().equals(ZoneOffset.UTC);
         } catch (DateTimeParseException e) {
             return false;
         }
+    }
+
+    /**
+     * The usual form, {@code 2026-11-21T20:15:03Z} or with 1 to 9 digits of fraction, checked without the formatter
+     * (which costs more than the rest of the validation): true only for a timestamp the formatter accepts as UTC too;
+     * any other form is left to it.
+     */
+    private static boolean isPlainUtc(String t) {
+        int n = t.length();
+        if (n < 20 || n > 30 || t.charAt(n - 1) != 'Z' || t.charAt(4) != '-' || t.charAt(7) != '-' || t.charAt(10) != 'T'
+                || t.charAt(13) != ':' || t.charAt(16) != ':' || !digits(t, 0, 4) || !digits(t, 5, 7) || !digits(t, 8, 10)
+                || !digits(t, 11, 13) || !digits(t, 14, 16) || !digits(t, 17, 19)) {
+            return false;
+        }
+        if (n > 20 && (t.charAt(19) != '.' || n == 21 || !digits(t, 20, n - 1))) {
+            return false;
+        }
+        int month = Integer.parseInt(t, 5, 7, 10);
+        int day = Integer.parseInt(t, 8, 10, 10);
+        return month >= 1 && month <= 12 && day >= 1 && day <= YearMonth.of(Integer.parseInt(t, 0, 4, 10), month).lengthOfMonth()
+                && Integer.parseInt(t, 11, 13, 10) < 24 && Integer.parseInt(t, 14, 16, 10) < 60 && Integer.parseInt(t, 17, 19, 10) < 60;
+    }
+
+    private static boolean digits(String text, int from, int to) {
+        for (int i = from; i < to; i++) {
+            char c = text.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String requiredText(ObjectNode json, String field) {

@@ -151,17 +151,22 @@ final class Arrivals {
 
     /** Messages per second from the first to the last first acceptance. */
     double throughput() {
-        long first = Long.MAX_VALUE;
-        long last = Long.MIN_VALUE;
-        int n = 0;
-        for (int i = 0; i < load.size; i++) {
-            if (accepted.get(i) > 0) {
-                first = Math.min(first, firstAcceptedAt[i]);
-                last = Math.max(last, firstAcceptedAt[i]);
-                n++;
-            }
-        }
-        return n < 2 || last == first ? 0 : (n - 1) / ((last - first) / 1e9);
+        return throughput(0);
+    }
+
+    /**
+     * Messages per second over the second half of the run (from the middle acceptance to the last): the JVM is warm
+     * there, its start-up and JIT compilation mostly behind it.
+     */
+    double warmThroughput() {
+        return throughput(0.5);
+    }
+
+    private double throughput(double skipped) {
+        long[] times = IntStream.range(0, load.size).filter(i -> accepted.get(i) > 0).mapToLong(i -> firstAcceptedAt[i]).sorted().toArray();
+        int from = (int) (times.length * skipped);
+        int n = times.length - from;
+        return n < 2 || times[times.length - 1] == times[from] ? 0 : (n - 1) / ((times[times.length - 1] - times[from]) / 1e9);
     }
 
     static double percentile(double[] sorted, double q) {

@@ -4,9 +4,6 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,16 +11,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import com.liveodds.push.support.ServiceProcess;
 
 import static org.awaitility.Awaitility.await;
 
 /**
  * The built jar as an operator runs it: {@code java [-Xmx..] -D... -jar target/liveodds-push.jar} in a process of
- * its own, from the project folder (its {@code application.properties} and {@code routes/}), logging to a file.
+ * its own, from the project folder (its {@code application.properties} and {@code routes/}; {@code -Dbench.home} names
+ * another one, such as a copy taken with a saved jar before a change), logging to a file.
  */
 final class ServiceUnderTest implements AutoCloseable {
-
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final Process process;
     private final Thread killOnExit;
@@ -35,19 +34,20 @@ final class ServiceUnderTest implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(killOnExit);
     }
 
-    /** Starts the jar and waits until {@code /observe/health} answers 200 (routes and source up). */
-    static ServiceUnderTest start(Path jar, String maxHeap, Map<String, String> settings, Path log) throws IOException {
+    /**
+     * Starts the jar with the given JVM options (none: the default launch, as an operator runs it) and waits until
+     * {@code /observe/health} answers 200 (routes and source up).
+     */
+    static ServiceUnderTest start(Path jar, List<String> jvmOptions, Map<String, String> settings, Path log) throws IOException {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: build it first (mvn -B verify -Pbench packages it)");
         }
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         List<String> command = new ArrayList<>(List.of(java));
-        if (maxHeap != null) {
-            command.add("-Xmx" + maxHeap);
-        }
+        command.addAll(jvmOptions);
         settings.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.addAll(List.of("-jar", jar.toAbsolutePath().toString()));
-        Process process = new ProcessBuilder(command).directory(Path.of("").toAbsolutePath().toFile())
+        Process process = new ProcessBuilder(command).directory(Path.of(System.getProperty("bench.home", "")).toAbsolutePath().toFile())
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
         ServiceUnderTest service = new ServiceUnderTest(process);
         URI health = URI.create("http://127.0.0.1:" + settings.get("camel.management.port") + "/observe/health");
@@ -56,7 +56,7 @@ final class ServiceUnderTest implements AutoCloseable {
                 if (!process.isAlive()) {
                     throw new IllegalStateException("service exited with " + process.exitValue() + "; log: " + log);
                 }
-                return healthy(health);
+                return ServiceProcess.answersOk(health);
             });
         } catch (RuntimeException e) {
             service.close();
@@ -65,21 +65,17 @@ final class ServiceUnderTest implements AutoCloseable {
         return service;
     }
 
-    private static boolean healthy(URI health) {
-        try {
-            return HTTP.send(HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(2)).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+    ProcessHandle handle() {
+        return process.toHandle();
     }
 
-    /** Peak resident set size so far (VmHWM) in KiB. */
+    /**
+     * Peak resident set size so far (VmHWM) in KiB of the process and the processes it started: the default launch
+     * runs the service in a child JVM beside the one the operator started.
+     */
     long peakRssKiB() {
-        return peakRssKiB(Long.toString(process.pid()));
+        return Stream.concat(Stream.of(process.toHandle()), process.descendants())
+                .mapToLong(p -> peakRssKiB(Long.toString(p.pid()))).sum();
     }
 
     /** VmHWM of /proc/{pid}/status in KiB ({@code self} for this JVM). */

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -50,6 +53,29 @@ class EnvelopeValidatorTest {
     })
     void rejectsWithAReasonAnOperatorCanAct(String body, String reason) {
         assertThatThrownBy(() -> validator.validate(body)).isInstanceOf(RejectedMessageException.class).hasMessageContaining(reason);
+    }
+
+    /** The validator's quick check of the usual form must accept exactly what the ISO 8601 formatter accepts as UTC. */
+    @ParameterizedTest
+    @ValueSource(strings = {"2026-11-21T20:15:03Z", "2026-11-21T20:15:03.1Z", "2026-11-21T20:15:03.123456789Z",
+            "2026-11-21T20:15:03.1234567890Z", "2026-11-21T20:15:03.Z", "2024-02-29T00:00:00Z", "2026-02-29T00:00:00Z",
+            "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z", "2026-00-10T00:00:00Z", "2026-11-00T00:00:00Z",
+            "2026-11-21T24:00:00Z", "2026-11-21T23:60:00Z", "2026-11-21T23:59:60Z", "2026-11-21t20:15:03z",
+            "2026-11-21T20:15Z", "2026-11-21T20:15:03+00:00", "2026-11-21T20:15:03-00:00", "+2026-11-21T20:15:03Z",
+            "2026-1-21T20:15:03Z", "0000-01-01T00:00:00Z", "2026-11-21 20:15:03Z", "2026-11-21T20:15:03.12a4Z"})
+    void aTimestampIsUtcExactlyWhenTheIso8601FormatterSaysSo(String timestamp) {
+        boolean formatter;
+        try {
+            formatter = OffsetDateTime.parse(timestamp).getOffset().equals(ZoneOffset.UTC);
+        } catch (DateTimeParseException e) {
+            formatter = false;
+        }
+        String body = "{\"message_id\":\"t\",\"message_type\":\"alive\",\"timestamp\":\"" + timestamp + "\"}";
+        if (formatter) {
+            assertThat(validator.validate(body).messageType()).isEqualTo("alive");
+        } else {
+            assertThatThrownBy(() -> validator.validate(body)).hasMessageContaining("is not ISO 8601 UTC");
+        }
     }
 
     @Test

@@ -3,6 +3,10 @@ package com.liveodds.push.support;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,6 +19,8 @@ import com.liveodds.push.LiveoddsPush;
 
 /** The service in a process of its own, as an operator runs it, so a test can kill it hard or send it SIGTERM. */
 public final class ServiceProcess implements AutoCloseable {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final Process process;
     private final Path log;
@@ -71,6 +77,19 @@ public final class ServiceProcess implements AutoCloseable {
             return new ServiceProcess(process, log);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Whether a GET of the URI answers 200 now: false while nothing listens there yet. */
+    public static boolean answersOk(URI uri) {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(2)).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

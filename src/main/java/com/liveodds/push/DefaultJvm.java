@@ -1,0 +1,100 @@
+package com.liveodds.push;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The runnable jar's JVM settings. A manifest cannot carry JVM options, so {@code java -jar liveodds-push.jar} started
+ * with no {@code -X...} option of its own runs the service in a child JVM started once with {@link #OPTIONS}, and stays
+ * beside it only to pass signals on: a SIGTERM to it reaches the service, it exits with the service's exit code, and
+ * when it is killed outright (SIGKILL) the service stops too (the child's stdin, a pipe from this JVM, ends). Any
+ * {@code -X} option, agent or debugger given on the command line means the operator chose: the JVM runs the service
+ * itself, as the Dockerfile's ENTRYPOINT does with the same options.
+ */
+final class DefaultJvm {
+
+    /**
+     * Measured with DeliveryBench (README, Benchmark): the contract's 384 MB heap, starting at 64 MB whatever the
+     * machine's memory (it grows as the backlog needs and is given back when it shrinks: about 70 MB less RSS than
+     * starting at a 64th of the RAM); the serial collector (no concurrent collector threads, a small footprint); only
+     * the quick JIT compiler, whose code costs little more per message here while the optimising one spent more CPU
+     * compiling than a 20,000-message run saved with it (and 50 MB more memory); a small thread stack.
+     */
+    static final List<String> OPTIONS = List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxHeapFreeRatio=30",
+            "-XX:MinHeapFreeRatio=10", "-XX:TieredStopAtLevel=1", "-Xss512k");
+    /** Set on the child: it runs the service and stops when its parent is gone. */
+    private static final String CHILD = "liveodds.jvm.child";
+
+    private DefaultJvm() {
+    }
+
+    /**
+     * Runs the service in a child JVM with {@link #OPTIONS} when this JVM is an untuned {@code java -jar}; returns the
+     * child's exit code, or -1 when this JVM runs the service itself. In the child, watches for the parent's end.
+     */
+    static int relaunchIfUntuned(String[] args) throws IOException, InterruptedException {
+        if (Boolean.getBoolean(CHILD)) {
+            stopWhenParentEnds();
+            return -1;
+        }
+        List<String> jvmArguments = ManagementFactory.getRuntimeMXBean().getInputArguments();
+        Path jar = runnableJar();
+        if (jar == null || !untuned(jvmArguments)) {
+            return -1;
+        }
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(OPTIONS);
+        command.addAll(jvmArguments);
+        command.add("-D" + CHILD + "=true");
+        command.add("-jar");
+        command.add(jar.toString());
+        command.addAll(List.of(args));
+        Process child = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.INHERIT)
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        // SIGTERM (or Ctrl-C) to this JVM: the service gets it too and ends as it would alone; this JVM then exits with its code
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            child.destroy();
+            try {
+                Runtime.getRuntime().halt(child.waitFor());
+            } catch (InterruptedException e) {
+                Runtime.getRuntime().halt(143);
+            }
+        }, "liveodds-forward-signal"));
+        return child.waitFor();
+    }
+
+    /** Nothing but the JVM's own options (system properties) given: the default launch. */
+    static boolean untuned(List<String> jvmArguments) {
+        return jvmArguments.stream().noneMatch(a -> a.startsWith("-X") || a.startsWith("-agent") || a.startsWith("-javaagent"));
+    }
+
+    /** The jar the JVM was started on as {@code java -jar <jar>}; null when it was started otherwise (tests, camel:run). */
+    private static Path runnableJar() {
+        String classPath = System.getProperty("java.class.path", "");
+        String command = System.getProperty("sun.java.command", "");
+        boolean javaJar = classPath.endsWith(".jar") && !classPath.contains(File.pathSeparator) && command.startsWith(classPath);
+        return javaJar ? Path.of(classPath).toAbsolutePath() : null;
+    }
+
+    /** The parent holds the write end of our stdin: when it ends, however it ended, the service stops as on SIGTERM. */
+    private static void stopWhenParentEnds() {
+        Thread watch = new Thread(() -> {
+            try (InputStream parent = System.in) {
+                while (parent.read() >= 0) {
+                    // the parent writes nothing: read until it is gone
+                }
+            } catch (IOException e) {
+                // the pipe broke: the parent is gone as well
+            }
+            System.exit(143);
+        }, "liveodds-parent-watch");
+        watch.setDaemon(true);
+        watch.start();
+    }
+}
