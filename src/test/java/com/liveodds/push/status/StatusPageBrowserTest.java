@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -81,7 +82,11 @@ class StatusPageBrowserTest {
                     Files.write(Path.of("target", "status-page.png"), ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
 
                     partner.server().removeStub(refuse);
-                    letters.get(0).findElement(By.cssSelector("button.replay")).click();
+                    // the page redraws every 2 s: a button found before a redraw is gone, so find it and click at once
+                    await().atMost(Duration.ofSeconds(10)).ignoreException(StaleElementReferenceException.class).until(() -> {
+                        browser.findElement(By.cssSelector("#dead-letters tbody tr button.replay")).click();
+                        return true;
+                    });
                     await().atMost(Duration.ofSeconds(15)).until(() ->
                             browser.findElement(By.id("replay-result")).getText().contains("delivered")
                                     && rows(browser, "dead-letters").isEmpty());
