@@ -1,4 +1,4 @@
-package com.liveodds.push.status;
+package com.liveodds.push.heartbeat;
 
 import java.util.List;
 
