@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.util.List;
 
 import com.liveodds.push.deadletter.DeadLetterStore.DeadLetter;
-import com.liveodds.push.delivery.DeliveryState;
+import com.liveodds.push.delivery.PushOutcome;
 import com.liveodds.push.ops.MessageLogContext;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
@@ -65,8 +65,8 @@ public class DeadLetterReplay implements CamelContextAware {
                 }
                 continue;
             }
-            DeliveryState state = result.getVariable(DeliveryState.VARIABLE, DeliveryState.class);
-            if (state != null && state.isDelivered()) {
+            PushOutcome outcome = PushOutcome.of(result);
+            if (outcome != null && outcome.isDelivered()) {
                 delivered++;
             } else {
                 failedAgain++;

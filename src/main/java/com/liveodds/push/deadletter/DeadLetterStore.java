@@ -23,8 +23,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.liveodds.push.delivery.DeliveryState;
 import com.liveodds.push.delivery.Push;
+import com.liveodds.push.delivery.PushOutcome;
 import com.liveodds.push.ingest.EnvelopeValidator;
 import com.liveodds.push.ingest.RejectedMessageException;
 import com.liveodds.push.ingest.UpstreamJson;
@@ -147,26 +147,26 @@ public class DeadLetterStore {
     }
 
     /** A push the partner did not take: not retryable, or out of retry budget. */
-    public Path undeliverable(DeliveryState state) {
-        Push push = state.getPush();
+    public Path undeliverable(PushOutcome outcome) {
+        Push push = outcome.push();
         ObjectNode entry = mapper.createObjectNode();
         entry.put("kind", "undeliverable");
-        entry.put("reason", state.getDeadLetterReason());
+        entry.put("reason", outcome.deadLetterReason());
         entry.put("message_id", push.messageId());
         entry.put("message_type", push.messageType());
         entry.put("match_id", push.matchId());
-        entry.put("attempts", state.getAttempts());
-        if (state.getLastStatus() > 0) {
-            entry.put("last_status", state.getLastStatus());
-            entry.put("last_response_body", state.getLastResponseBody());
+        entry.put("attempts", outcome.attempts());
+        if (outcome.lastStatus() > 0) {
+            entry.put("last_status", outcome.lastStatus());
+            entry.put("last_response_body", outcome.lastResponseBody());
         } else {
             entry.putNull("last_status");
         }
-        if (state.getLastError() != null) {
-            entry.put("last_error", state.getLastError());
+        if (outcome.lastError() != null) {
+            entry.put("last_error", outcome.lastError());
         }
         entry.put("received_at", Timestamps.format(push.receivedAt()));
-        entry.put("first_attempt_at", Timestamps.format(state.getFirstAttemptAt()));
+        entry.put("first_attempt_at", Timestamps.format(outcome.firstAttemptAt()));
         putBody(entry, push.upstreamBody() == null ? null : push.upstreamBody().getBytes(StandardCharsets.UTF_8));
         return write(entry, push.receivedAt(), push.messageId());
     }

@@ -114,6 +114,11 @@ public class DeliveryState {
         return firstAttemptAt;
     }
 
+    /** What became of the push so far, as those outside delivery see it (dead letters, the HTTP receipt, replay). */
+    public PushOutcome getResult() {
+        return new PushOutcome(push, getOutcome(), reason, attempts, lastStatus, lastResponseBody, lastError, firstAttemptAt);
+    }
+
     boolean isRenewedFor401() {
         return renewedFor401;
     }

@@ -11,8 +11,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 
 import com.liveodds.push.settings.Durations;
-import com.liveodds.push.status.MatchStatus;
-import com.liveodds.push.status.MatchStatuses;
 
 /**
  * The matches this instance pushes to, and for each: messages not yet finished, when the last push went out, when

@@ -5,7 +5,6 @@ import java.time.Instant;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.liveodds.push.delivery.Push;
-import com.liveodds.push.matchid.MatchIdResolver;
 
 /** Turns a validated upstream message into the push the partner receives: resolved match id written into the body. */
 public class PushAssembler {

@@ -5,8 +5,6 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
-import com.liveodds.push.status.PartnerState;
-import com.liveodds.push.status.PartnerStatus;
 import org.apache.camel.health.HealthCheckResultBuilder;
 import org.apache.camel.impl.health.AbstractHealthCheck;
 

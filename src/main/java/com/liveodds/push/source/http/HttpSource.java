@@ -5,7 +5,7 @@ import java.util.concurrent.Semaphore;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.liveodds.push.delivery.DeliveryState;
+import com.liveodds.push.delivery.PushOutcome;
 import com.liveodds.push.httpapi.HttpProblem;
 import com.liveodds.push.ingest.RejectedMessageException;
 import com.liveodds.push.ingest.UpstreamMessage;
@@ -103,18 +103,18 @@ public class HttpSource {
         if (exchange.getProperty(Exchange.EXCEPTION_CAUGHT) instanceof RejectedMessageException rejected) {
             throw rejected;
         }
-        DeliveryState delivery = exchange.getVariable(DeliveryState.VARIABLE, DeliveryState.class);
-        return delivery != null ? receipt(delivery.getPush().messageId(), delivery)
+        PushOutcome delivery = PushOutcome.of(exchange);
+        return delivery != null ? receipt(delivery.push().messageId(), delivery)
                 : receipt(exchange.getMessage().getBody(UpstreamMessage.class).messageId(), null);
     }
 
     /** The 202 body: the message id and what became of it ({@code received} for {@code alive}). */
-    public String receipt(String messageId, DeliveryState delivery) {
+    public String receipt(String messageId, PushOutcome delivery) {
         ObjectNode body = mapper.createObjectNode();
         body.put("message_id", messageId);
-        body.put("status", delivery == null ? "received" : delivery.getOutcome());
+        body.put("status", delivery == null ? "received" : delivery.outcome());
         if (delivery != null) {
-            body.put("match_id", delivery.getPush().matchId());
+            body.put("match_id", delivery.push().matchId());
         }
         return body.toString();
     }

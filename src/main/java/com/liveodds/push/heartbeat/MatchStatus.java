@@ -1,4 +1,4 @@
-package com.liveodds.push.status;
+package com.liveodds.push.heartbeat;
 
 import java.time.Duration;
 import java.time.Instant;

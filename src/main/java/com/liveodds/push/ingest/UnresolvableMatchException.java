@@ -1,6 +1,5 @@
-package com.liveodds.push.matchid;
+package com.liveodds.push.ingest;
 
-import com.liveodds.push.ingest.RejectedMessageException;
 
 /** None of the three priorities gave a match id. */
 public class UnresolvableMatchException extends RejectedMessageException {

@@ -1,4 +1,4 @@
-package com.liveodds.push.matchid;
+package com.liveodds.push.ingest;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

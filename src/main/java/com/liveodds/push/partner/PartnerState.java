@@ -1,4 +1,4 @@
-package com.liveodds.push.status;
+package com.liveodds.push.partner;
 
 /** The partner connection's state, for the status endpoint; implemented by the partner connection. */
 public interface PartnerState {

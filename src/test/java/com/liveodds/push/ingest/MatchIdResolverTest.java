@@ -1,4 +1,4 @@
-package com.liveodds.push.matchid;
+package com.liveodds.push.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package com.liveodds.push.matchid;
+package com.liveodds.push.ingest;
 
 import java.util.Optional;
 import java.util.regex.Pattern;

@@ -1,4 +1,4 @@
-package com.liveodds.push.heartbeat;
+package com.liveodds.push.delivery;
 
 import java.time.Instant;
 import java.util.List;
@@ -7,7 +7,8 @@ import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.liveodds.push.delivery.Push;
+import com.liveodds.push.heartbeat.LiveMatches;
+import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ops.Meters;
 import com.liveodds.push.settings.Timestamps;
 import io.micrometer.core.instrument.Timer;

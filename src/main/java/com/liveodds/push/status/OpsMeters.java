@@ -1,4 +1,4 @@
-package com.liveodds.push.ops;
+package com.liveodds.push.status;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -7,7 +7,8 @@ import java.util.function.ToDoubleFunction;
 
 import com.liveodds.push.deadletter.DeadLetterStore;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
-import com.liveodds.push.status.PartnerState;
+import com.liveodds.push.ops.Meters;
+import com.liveodds.push.partner.PartnerState;
 import com.liveodds.push.token.PartnerTokenProvider;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

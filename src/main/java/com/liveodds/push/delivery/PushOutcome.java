@@ -1,0 +1,42 @@
+package com.liveodds.push.delivery;
+
+import java.time.Instant;
+
+import org.apache.camel.Exchange;
+
+/**
+ * What became of one push, for those outside delivery that need to know: the dead-letter store (what it writes
+ * down), the HTTP source (its receipt) and the dead-letter replay (delivered or not). A copy taken from delivery's
+ * own progress of the push, which nobody outside {@code delivery} reads.
+ *
+ * @param outcome           {@code delivered}, {@code dead_lettered}, {@code handed_back}, {@code failed} or
+ *                          {@code superseded}; null while the push goes on
+ * @param reason            why it was dead-lettered, handed back or superseded, or null
+ * @param attempts          attempts made
+ * @param lastStatus        HTTP status of the last answer, 0 when there was none
+ * @param lastResponseBody  body of the last answer, or null
+ * @param lastError         why the last attempt failed, or null
+ * @param firstAttemptAt    when the first attempt began
+ */
+public record PushOutcome(Push push, String outcome, String reason, int attempts, int lastStatus, String lastResponseBody,
+                          String lastError, Instant firstAttemptAt) {
+
+    /** The outcome of the push the exchange carried, or null when it never reached delivery (an alive, a rejection). */
+    public static PushOutcome of(Exchange exchange) {
+        DeliveryState state = exchange.getVariable(DeliveryState.VARIABLE, DeliveryState.class);
+        return state == null ? null : state.getResult();
+    }
+
+    public boolean isDelivered() {
+        return "delivered".equals(outcome);
+    }
+
+    public boolean isDeadLettered() {
+        return "dead_lettered".equals(outcome);
+    }
+
+    /** Why it was dead-lettered, or null when it was not. */
+    public String deadLetterReason() {
+        return isDeadLettered() ? reason : null;
+    }
+}

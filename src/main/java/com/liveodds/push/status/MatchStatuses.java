@@ -1,9 +1,0 @@
-package com.liveodds.push.status;
-
-import java.util.List;
-
-/** What delivery knows of the live matches, for the status endpoint; implemented by the delivery core. */
-public interface MatchStatuses {
-
-    List<MatchStatus> matches();
-}
