@@ -21,6 +21,7 @@ public class SecretMask {
     static final int MIN_LENGTH = 4;
     /** Access tokens remembered: a few hours of rotations even with short-lived tokens. */
     private static final int MAX_TOKENS = 512;
+    private static final int CUT_PREFIX = 4;
 
     private final Set<String> configured = Collections.synchronizedSet(new LinkedHashSet<>());
     private final Set<String> tokens = Collections.synchronizedSet(new LinkedHashSet<>());
@@ -69,12 +70,28 @@ public class SecretMask {
             return text;
         }
         String masked = text;
-        for (String secret : secrets()) {
+        List<String> secrets = secrets();
+        for (String secret : secrets) {
             if (masked.contains(secret)) {
                 masked = masked.replace(secret, MASK);
             }
         }
-        return masked;
+        return maskCutTail(masked, secrets);
+    }
+
+    /**
+     * A text cut to a length (the 4 KiB kept of a partner's answer) can end in the first characters of a secret, which
+     * no whole-secret match finds: a tail of {@value #CUT_PREFIX} characters or more that starts a secret is masked.
+     */
+    private static String maskCutTail(String text, List<String> secrets) {
+        for (String secret : secrets) {
+            for (int n = Math.min(secret.length() - 1, text.length()); n >= CUT_PREFIX; n--) {
+                if (text.regionMatches(text.length() - n, secret, 0, n)) {
+                    return text.substring(0, text.length() - n) + MASK;
+                }
+            }
+        }
+        return text;
     }
 
     /** The same on raw bytes (a body that is not UTF-8 is kept as bytes): each secret's UTF-8 form is replaced. */
