@@ -18,7 +18,6 @@ import com.liveodds.push.ingest.EnvelopeValidator;
 import com.liveodds.push.ingest.RejectedMessageException;
 import com.liveodds.push.ingest.UpstreamMessage;
 import com.liveodds.push.matchid.MatchIdResolver;
-import com.liveodds.push.settings.Durations;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.kafka.KafkaConstants;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -75,8 +74,8 @@ public class KafkaPartitions {
     }
 
     /** How far back a new owner reads a partition to find its live matches: the live period of a match. */
-    public void setLookBack(String lookBack) {
-        this.lookBack = Durations.parse(lookBack);
+    public void setLookBack(Duration lookBack) {
+        this.lookBack = lookBack;
     }
 
     /** At most this many records per partition are read back, whatever the time window. */
@@ -85,8 +84,8 @@ public class KafkaPartitions {
     }
 
     /** How long a revoked partition waits for its records in flight before it commits what is finished and goes. */
-    public void setRevokeWait(String revokeWait) {
-        this.revokeWait = Durations.parse(revokeWait);
+    public void setRevokeWait(Duration revokeWait) {
+        this.revokeWait = revokeWait;
     }
 
     /** The rebalance listener a consumer of the source subscribes with (KafkaSourceComponent): Camel's, then ours. */
