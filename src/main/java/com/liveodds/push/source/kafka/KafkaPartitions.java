@@ -57,7 +57,8 @@ public class KafkaPartitions {
     private final MatchIdResolver resolver;
     private final Map<TopicPartition, Ownership> owners = new ConcurrentHashMap<>();
     private final Set<Consumer<?, ?>> consumers = ConcurrentHashMap.newKeySet();
-    private final ExecutorService lookBacks = Executors.newSingleThreadExecutor(r -> new Thread(r, "kafka-look-back"));
+    /** Made by {@link #start()} (beans.yaml: initMethod), shut down by {@link #stop()}. */
+    private volatile ExecutorService lookBacks;
     private volatile String brokers;
     private volatile Duration lookBack = Duration.ofMinutes(30);
     private volatile int lookBackRecords = 10_000;
@@ -184,8 +185,17 @@ public class KafkaPartitions {
         return consumers;
     }
 
-    public void stop() {
-        lookBacks.shutdownNow();
+    /** The look-back thread comes with the start: a copy of the bean that camel-main makes and never starts costs nothing. */
+    public synchronized void start() {
+        if (lookBacks == null || lookBacks.isShutdown()) {
+            lookBacks = Executors.newSingleThreadExecutor(r -> new Thread(r, "kafka-look-back"));
+        }
+    }
+
+    public synchronized void stop() {
+        if (lookBacks != null) {
+            lookBacks.shutdownNow();
+        }
     }
 
     /**
@@ -248,7 +258,11 @@ public class KafkaPartitions {
             OffsetAndMetadata offset = committed.get(partition);
             LOG.info("Partition {} assigned, starting at committed offset {}", partition, offset == null ? "none" : offset.offset());
             if (offset != null && offset.offset() > 0) {
-                lookBacks.submit(() -> adoptLiveMatches(partition, offset.offset()));
+                ExecutorService started = lookBacks;
+                if (started == null) {
+                    throw new IllegalStateException("liveoddsKafkaPartitions is not started");
+                }
+                started.submit(() -> adoptLiveMatches(partition, offset.offset()));
             }
         }
     }
