@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-import com.liveodds.push.settings.Durations;
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
@@ -93,18 +92,18 @@ public class BearerAuthenticator {
     }
 
     /** Connect and read time-out of one JWKS download. */
-    public void setJwksTimeout(String jwksTimeout) {
-        this.jwksTimeout = Durations.parse(jwksTimeout);
+    public void setJwksTimeout(Duration jwksTimeout) {
+        this.jwksTimeout = jwksTimeout;
     }
 
     /** How long a downloaded JWKS is used before it is fetched again (an unknown key id fetches it sooner). */
-    public void setJwksCache(String jwksCache) {
-        this.jwksCache = Durations.parse(jwksCache);
+    public void setJwksCache(Duration jwksCache) {
+        this.jwksCache = jwksCache;
     }
 
     /** How far past {@code exp} (and before {@code nbf}) a JWT is still accepted, for clocks that differ a little. */
-    public void setClockSkew(String clockSkew) {
-        this.clockSkew = Durations.parse(clockSkew);
+    public void setClockSkew(Duration clockSkew) {
+        this.clockSkew = clockSkew;
     }
 
     /** Checks the settings of the chosen mode; a mode that cannot work stops start-up with the key to set. */

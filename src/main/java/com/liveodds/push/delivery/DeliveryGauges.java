@@ -17,15 +17,21 @@ public class DeliveryGauges {
 
     private final LiveMatches liveMatches;
     private final MatchQueues queues;
+    private volatile Meters meters;
 
     public DeliveryGauges(LiveMatches liveMatches, MatchQueues queues) {
         this.liveMatches = liveMatches;
         this.queues = queues;
     }
 
+    /** The meter registry of the bundle (beans.yaml: {@code #bean:liveoddsMeters}). */
+    public void setMeters(Meters meters) {
+        this.meters = meters;
+    }
+
     /** Once, at start (routes/status.yaml), when the metrics registry exists. */
     public void register(CamelContext context) {
-        MeterRegistry registry = Meters.registry(context);
+        MeterRegistry registry = Meters.orOf(meters, context).registry();
         Gauge.builder("liveodds.backlog.messages", liveMatches, LiveMatches::backlog)
                 .description("messages waiting or in retry").register(registry);
         Gauge.builder("liveodds.oldest.undelivered.seconds", this, DeliveryGauges::oldestUndeliveredSeconds)

@@ -25,6 +25,7 @@ public class Heartbeats implements CamelContextAware {
     private final UpstreamLiveness upstream;
     private final ObjectMapper mapper = new ObjectMapper();
     private CamelContext camelContext;
+    private volatile Meters meters;
     private volatile Timer lateness;
 
     public Heartbeats(LiveMatches liveMatches, UpstreamLiveness upstream) {
@@ -57,9 +58,14 @@ public class Heartbeats implements CamelContextAware {
         if (timer == null) {
             lateness = timer = Timer.builder("liveodds.heartbeat.lateness")
                     .description("how late a heartbeat is beyond liveodds.heartbeat.interval")
-                    .publishPercentileHistogram().register(Meters.registry(camelContext));
+                    .publishPercentileHistogram().register(Meters.orOf(meters, camelContext).registry());
         }
         return timer;
+    }
+
+    /** The meter registry of the bundle (beans.yaml: {@code #bean:liveoddsMeters}). */
+    public void setMeters(Meters meters) {
+        this.meters = meters;
     }
 
     @Override

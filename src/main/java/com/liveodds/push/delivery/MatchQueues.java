@@ -61,13 +61,10 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
     private final ShutdownGate gate;
     private final Map<String, Queue> queues = new ConcurrentHashMap<>();
     /** Starts the next push of a match once the previous one ended, off the thread that ended it. */
-    private final ExecutorService next = Executors.newFixedThreadPool(2, r -> {
-        Thread t = new Thread(r, "liveodds-delivery");
-        t.setDaemon(true);
-        return t;
-    });
+    private volatile ExecutorService next;
     private volatile Semaphore room = new Semaphore(10_000);
     private CamelContext camelContext;
+    private volatile Meters meters;
     private volatile AsyncProcessor pushRoute;
     private volatile AsyncProcessor heartbeatRoute;
     private volatile Error fatal;
@@ -217,11 +214,7 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
             run(entry, doneSync -> settle(entry));
         }
         if (inDelivery != null) {
-            try {
-                next.execute(inDelivery::supersede);
-            } catch (RejectedExecutionException stopped) {
-                inDelivery.supersede();
-            }
+            offThisThread(inDelivery::supersede);
         }
         if (!waiting.isEmpty() || inDelivery != null) {
             LOG.info("Snapshot {} supersedes {} queued odds{}", snapshot, waiting.size(),
@@ -318,11 +311,7 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
         }
         handBack(takenBack, "an earlier message of its match was handed back to its source");
         if (following != null) {
-            try {
-                next.execute(() -> start(queue, following));
-            } catch (RejectedExecutionException stopped) {
-                start(queue, following);
-            }
+            offThisThread(() -> start(queue, following));
         }
     }
 
@@ -374,7 +363,7 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
     private Counter supersededCounter() {
         Counter counter = superseded;
         if (counter == null) {
-            superseded = counter = DeliveryMeters.superseded(Meters.registry(camelContext));
+            superseded = counter = DeliveryMeters.superseded(Meters.orOf(meters, camelContext).registry());
         }
         return counter;
     }
@@ -395,8 +384,36 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
         return oldest;
     }
 
-    public void stop() {
-        next.shutdown();
+    /** On a thread of the bean's own; on this one when the bean is not running (stopped, or never started). */
+    private void offThisThread(Runnable task) {
+        ExecutorService n = next;
+        try {
+            if (n != null) {
+                n.execute(task);
+                return;
+            }
+        } catch (RejectedExecutionException stopped) {
+            // run below
+        }
+        task.run();
+    }
+
+    /** Threads come with {@code start()}: a copy of the bean that is made and never started (camel-main) costs nothing. */
+    @Override
+    protected void doStart() {
+        next = Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, "liveodds-delivery");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    @Override
+    protected void doStop() {
+        ExecutorService n = next;
+        if (n != null) {
+            n.shutdown();
+        }
     }
 
     private AsyncProcessor pushRoute() {
@@ -423,6 +440,11 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
         } catch (Exception e) {
             throw new IllegalStateException("cannot send to " + uri, e);
         }
+    }
+
+    /** The meter registry of the bundle (beans.yaml: {@code #bean:liveoddsMeters}). */
+    public void setMeters(Meters meters) {
+        this.meters = meters;
     }
 
     @Override

@@ -42,6 +42,7 @@ public class PushVerdict implements Processor, CamelContextAware {
     private final PartnerHealth health;
     private final Clock clock = Clock.systemUTC();
     private CamelContext camelContext;
+    private volatile Meters registryBean;
     private volatile DeliveryMeters meters;
     private volatile Timer[] timers;
 
@@ -149,7 +150,7 @@ public class PushVerdict implements Processor, CamelContextAware {
     private Timer[] timers() {
         Timer[] cached = timers;
         if (cached == null) {
-            MeterRegistry registry = camelContext != null ? Meters.registry(camelContext) : null;
+            MeterRegistry registry = registryBean != null || camelContext != null ? Meters.orOf(registryBean, camelContext).registry() : null;
             if (registry == null) {
                 return null;
             }
@@ -171,12 +172,17 @@ public class PushVerdict implements Processor, CamelContextAware {
         if (m == null) {
             synchronized (this) {
                 if (meters == null) {
-                    meters = new DeliveryMeters(Meters.registry(camelContext));
+                    meters = new DeliveryMeters(Meters.orOf(registryBean, camelContext).registry());
                 }
                 m = meters;
             }
         }
         return m;
+    }
+
+    /** The meter registry of the bundle (beans.yaml: {@code #bean:liveoddsMeters}). */
+    public void setMeters(Meters meters) {
+        this.registryBean = meters;
     }
 
     @Override

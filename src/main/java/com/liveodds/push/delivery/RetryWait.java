@@ -28,17 +28,10 @@ public class RetryWait extends AsyncProcessorSupport {
     private static final long CHECK_MILLIS = 100;
 
     private final ShutdownGate gate;
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "liveodds-retry-wait");
-        t.setDaemon(true);
-        return t;
-    });
+    /** Made when the bean is started (beans.yaml: initMethod start) and shut down when it is stopped. */
+    private volatile ScheduledExecutorService timer;
     /** The next attempt runs here, not on the timer: it may wait for a token or write a dead letter. */
-    private final ExecutorService resumed = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "liveodds-retry");
-        t.setDaemon(true);
-        return t;
-    });
+    private volatile ExecutorService resumed;
     private final Map<Exchange, Waiting> waiting = new ConcurrentHashMap<>();
     private final AtomicBoolean checking = new AtomicBoolean();
 
@@ -51,6 +44,11 @@ public class RetryWait extends AsyncProcessorSupport {
     public boolean process(Exchange exchange, AsyncCallback callback) {
         DeliveryState state = exchange.getVariable(DeliveryState.VARIABLE, DeliveryState.class);
         if (state == null || !state.isAgain() || state.getDelayMillis() <= 0) {
+            callback.done(true);
+            return true;
+        }
+        if (!isRunAllowed()) {
+            exchange.setException(new IllegalStateException("liveoddsRetryWait is not started"));
             callback.done(true);
             return true;
         }
@@ -76,17 +74,41 @@ public class RetryWait extends AsyncProcessorSupport {
         return wait != null && wait.end(outcome, why);
     }
 
-    /** Started with the first wait: camel-main creates the beans of a route file twice, and only one of them waits. */
+    /** Started with the first wait, so an idle bean looks at nothing. */
     private void checkingWithdrawals() {
         if (!checking.get() && checking.compareAndSet(false, true)) {
             timer.scheduleWithFixedDelay(this::checkWithdrawn, CHECK_MILLIS, CHECK_MILLIS, TimeUnit.MILLISECONDS);
         }
     }
 
-    public void stop() {
-        timer.shutdownNow();
-        resumed.shutdown();
+    /** Threads come with {@code start()}: a copy of the bean that is made and never started (camel-main) costs nothing. */
+    @Override
+    protected void doStart() {
+        timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "liveodds-retry-wait");
+            t.setDaemon(true);
+            return t;
+        });
+        resumed = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "liveodds-retry");
+            t.setDaemon(true);
+            return t;
+        });
+        checking.set(false);
+    }
+
+    /** Hands back every push still waiting, and lets the threads go. */
+    @Override
+    protected void doStop() {
+        ScheduledExecutorService t = timer;
+        ExecutorService r = resumed;
+        if (t != null) {
+            t.shutdownNow();
+        }
         handBackAll();
+        if (r != null) {
+            r.shutdown();
+        }
     }
 
     private void handBackAll() {

@@ -20,10 +20,65 @@ public class ShutdownGate implements CamelContextAware {
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final List<Runnable> onStop = new CopyOnWriteArrayList<>();
     private CamelContext camelContext;
+    private Thread hook;
+    private EventNotifierSupport notifier;
 
-    public ShutdownGate() {
-        // SIGTERM: camel-main drains in-flight exchanges before the CamelContext reports that it is stopping
-        Runtime.getRuntime().addShutdownHook(new Thread(this::close, "liveodds-shutdown-gate"));
+    /**
+     * Watches for the stop (beans.yaml: initMethod): the JVM's shutdown (SIGTERM: camel-main drains in-flight
+     * exchanges before the CamelContext reports that it is stopping) and the CamelContext stopping. A gate made and
+     * never started (camel-main makes the beans of a route file twice) leaves nothing behind.
+     */
+    public synchronized void start() {
+        if (hook == null) {
+            hook = new Thread(this::close, "liveodds-shutdown-gate");
+            Runtime.getRuntime().addShutdownHook(hook);
+        }
+        watchContext();
+    }
+
+    private synchronized void watchContext() {
+        if (hook != null && notifier == null && camelContext != null) {
+            notifier = new EventNotifierSupport() {
+                @Override
+                public void notify(CamelEvent event) {
+                    ShutdownGate.this.close();
+                }
+
+                @Override
+                public boolean isEnabled(CamelEvent event) {
+                    return event.getType() == CamelEvent.Type.CamelContextStopping;
+                }
+            };
+            try {
+                camelContext.getManagementStrategy().addEventNotifier(notifier);
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot watch the CamelContext for its stop", e);
+            }
+            ServiceHelper.startService(notifier);
+        }
+    }
+
+    /** Closes the gate (beans.yaml: destroyMethod) and removes the shutdown hook and the event notifier. */
+    public synchronized void stop() {
+        close();
+        if (hook != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // the JVM is already running its hooks: this one with them
+            }
+            hook = null;
+        }
+        if (notifier != null) {
+            camelContext.getManagementStrategy().removeEventNotifier(notifier);
+            ServiceHelper.stopService(notifier);
+            notifier = null;
+        }
+    }
+
+    /** Whether the gate watches the JVM's shutdown (between start and stop). */
+    public synchronized boolean isWatchingShutdown() {
+        return hook != null;
     }
 
     public boolean isStopping() {
@@ -47,26 +102,10 @@ public class ShutdownGate implements CamelContextAware {
 
     @Override
     public void setCamelContext(CamelContext camelContext) {
-        this.camelContext = camelContext;
-        EventNotifierSupport notifier = new EventNotifierSupport() {
-            @Override
-            public void notify(CamelEvent event) {
-                ShutdownGate.this.close();
-            }
-
-            @Override
-            public boolean isEnabled(CamelEvent event) {
-                return event.getType() == CamelEvent.Type.CamelContextStopping;
-            }
-        };
-        try {
-            camelContext.getManagementStrategy().addEventNotifier(notifier);
-        } catch (Exception e) {
-            throw new IllegalStateException("cannot watch the CamelContext for its stop", e);
+        synchronized (this) {
+            this.camelContext = camelContext;
         }
-        if (camelContext.isStarted()) {
-            ServiceHelper.startService(notifier);
-        }
+        watchContext();
     }
 
     @Override

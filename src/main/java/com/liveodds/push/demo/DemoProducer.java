@@ -1,5 +1,6 @@
 package com.liveodds.push.demo;
 
+import java.time.Duration;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,7 +11,6 @@ import java.util.UUID;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.liveodds.push.settings.Durations;
 import com.liveodds.push.settings.Timestamps;
 
 /**
@@ -31,8 +31,8 @@ public class DemoProducer {
         this.cardFile = Path.of(cardFile);
     }
 
-    public void setAliveEvery(String aliveEvery) {
-        this.aliveEveryNanos = Durations.parse(aliveEvery).toNanos();
+    public void setAliveEvery(Duration aliveEvery) {
+        this.aliveEveryNanos = aliveEvery.toNanos();
     }
 
     /** Read on first use: outside the embedded default the card is never needed, and may not exist. */

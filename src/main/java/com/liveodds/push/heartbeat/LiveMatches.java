@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 
-import com.liveodds.push.settings.Durations;
 
 /**
  * The matches this instance pushes to, and for each: messages not yet finished, when the last push went out, when
@@ -33,12 +32,12 @@ public class LiveMatches implements MatchStatuses {
         this.liveForNanos = liveFor.toNanos();
     }
 
-    public void setHeartbeatInterval(String interval) {
-        this.intervalNanos = Durations.parse(interval).toNanos();
+    public void setHeartbeatInterval(Duration interval) {
+        this.intervalNanos = interval.toNanos();
     }
 
-    public void setLiveFor(String liveFor) {
-        this.liveForNanos = Durations.parse(liveFor).toNanos();
+    public void setLiveFor(Duration liveFor) {
+        this.liveForNanos = liveFor.toNanos();
     }
 
     /** An upstream message for the match is on its way to delivery. */

@@ -2,7 +2,6 @@ package com.liveodds.push.heartbeat;
 
 import java.time.Duration;
 
-import com.liveodds.push.settings.Durations;
 
 /**
  * Whether the upstream feed is speaking: any message, valid or not, {@code alive} included, counts. Heartbeats
@@ -22,8 +21,8 @@ public class UpstreamLiveness {
     }
 
     /** @param maxSilence {@code 30s} by default; {@code 0} turns the check off */
-    public void setMaxSilence(String maxSilence) {
-        this.maxSilenceNanos = Durations.parse(maxSilence).toNanos();
+    public void setMaxSilence(Duration maxSilence) {
+        this.maxSilenceNanos = maxSilence.toNanos();
     }
 
     public void heard() {

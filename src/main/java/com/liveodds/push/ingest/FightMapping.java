@@ -19,7 +19,6 @@ import com.liveodds.push.ops.LogSafe;
 import com.liveodds.push.ops.Meters;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
 import org.slf4j.Logger;
@@ -43,6 +42,7 @@ public class FightMapping implements CamelContextAware {
     /** The file state (time and size, or "gone") whose failure was last logged, so each change is logged once. */
     private volatile String failedState;
     private CamelContext camelContext;
+    private volatile Meters meters;
     private volatile Counter reloadFailures;
 
     public FightMapping(String file) {
@@ -124,7 +124,7 @@ public class FightMapping implements CamelContextAware {
     private Counter reloadFailures() {
         Counter counter = reloadFailures;
         if (counter == null) {
-            MeterRegistry registry = camelContext == null ? new SimpleMeterRegistry() : Meters.registry(camelContext);
+            MeterRegistry registry = Meters.orOf(meters, camelContext).registry();
             counter = Counter.builder("liveodds.mapping.reload.failures")
                     .description("Fight mapping reloads refused: file missing, unreadable or without a valid line").register(registry);
             reloadFailures = counter;
@@ -135,6 +135,11 @@ public class FightMapping implements CamelContextAware {
     /** Reload failures so far. */
     public double reloadFailureCount() {
         return reloadFailures().count();
+    }
+
+    /** The meter registry of the bundle (beans.yaml: {@code #bean:liveoddsMeters}). */
+    public void setMeters(Meters meters) {
+        this.meters = meters;
     }
 
     @Override

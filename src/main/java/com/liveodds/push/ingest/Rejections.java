@@ -17,7 +17,7 @@ import org.apache.camel.CamelContextAware;
 public class Rejections implements CamelContextAware {
 
     private CamelContext camelContext;
-    private volatile MeterRegistry registry;
+    private volatile Meters meters;
     private final Map<Reason, Counter> counters = new ConcurrentHashMap<>();
 
     public void rejected(RejectedMessageException rejection) {
@@ -31,12 +31,17 @@ public class Rejections implements CamelContextAware {
     }
 
     private MeterRegistry registry() {
-        MeterRegistry r = registry;
-        if (r == null) {
-            r = camelContext == null ? new io.micrometer.core.instrument.simple.SimpleMeterRegistry() : Meters.registry(camelContext);
-            registry = r;
+        Meters m = meters;
+        if (m == null) {
+            // no Meters handed over: the one of the context, or (plain Java) one of its own, kept
+            meters = m = Meters.of(camelContext);
         }
-        return r;
+        return m.registry();
+    }
+
+    /** The meter registry of the bundle (beans.yaml: {@code #bean:liveoddsMeters}). */
+    public void setMeters(Meters meters) {
+        this.meters = meters;
     }
 
     @Override

@@ -8,7 +8,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
-import com.liveodds.push.settings.Durations;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpServerRequest;
@@ -48,8 +47,8 @@ public class PartnerSandbox {
         this.partnerId = partnerId;
     }
 
-    public void setTokenLifetime(String tokenLifetime) {
-        this.tokenLifetime = Durations.parse(tokenLifetime);
+    public void setTokenLifetime(Duration tokenLifetime) {
+        this.tokenLifetime = tokenLifetime;
     }
 
     /**

@@ -5,10 +5,16 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Reads the duration and size notation of our settings: {@code 500ms}, {@code 5s}, {@code 10m}, {@code 2h}, {@code 1MB}. */
+import org.apache.camel.util.TimeUtils;
+
+/**
+ * The duration and size notation of our settings: {@code 500ms}, {@code 5s}, {@code 10m}, {@code 2h} (a bare number
+ * is milliseconds), {@code 1MB}. Durations are read by Camel's own {@link TimeUtils}, the reader of every
+ * {@code Duration} setter of the beans and every time option of an endpoint, so a value accepted here is accepted
+ * there and the other way round.
+ */
 public final class Durations {
 
-    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(b|kb|k|mb|m|gb|g)?");
 
     private Durations() {
@@ -16,22 +22,20 @@ public final class Durations {
 
     /** {@code 0} (or a blank value) gives {@link Duration#ZERO}, which callers read as "off"; a bare number is milliseconds. */
     public static Duration parse(String text) {
-        String value = text == null ? "" : text.trim().toLowerCase(Locale.ROOT);
+        String value = text == null ? "" : text.trim();
         if (value.isEmpty()) {
             return Duration.ZERO;
         }
-        Matcher m = DURATION.matcher(value);
-        if (!m.matches()) {
+        Duration duration;
+        try {
+            duration = TimeUtils.toDuration(value);
+        } catch (RuntimeException e) {
+            duration = null;
+        }
+        if (duration == null || duration.isNegative()) {
             throw new IllegalArgumentException("not a duration: '" + text + "' (write it as 500ms, 5s, 10m or 2h)");
         }
-        long amount = Long.parseLong(m.group(1));
-        String unit = m.group(2) == null ? "ms" : m.group(2);
-        return switch (unit) {
-            case "h" -> Duration.ofHours(amount);
-            case "m" -> Duration.ofMinutes(amount);
-            case "s" -> Duration.ofSeconds(amount);
-            default -> Duration.ofMillis(amount);
-        };
+        return duration;
     }
 
     /** KB and MB are 1024 and 1024²; a bare number is bytes. */

@@ -26,10 +26,19 @@ public final class StartupSettings {
     public static final List<String> SOURCES = List.of("file", "jms", "http", "kafka");
 
     /** Written as durations or sizes: a typo stops start-up with one line naming the key, not a stack trace. */
-    static final List<String> DURATION_KEYS = List.of("liveodds.fixtures.auth.jwks-cache", "liveodds.fixtures.auth.jwks-timeout",
-            "liveodds.fixtures.auth.clock-skew");
-    static final List<String> SIZE_KEYS = List.of("liveodds.source.file.max-size", "liveodds.source.http.max-body",
-            "liveodds.source.http.max-receiving");
+    static final List<String> DURATION_KEYS = List.of(
+            "liveodds.token.refresh-margin", "liveodds.partner.down-after",
+            "liveodds.source.file.poll-delay", "liveodds.source.jms.recovery-interval", "liveodds.source.http.retry-after",
+            "liveodds.source.kafka.session-timeout", "liveodds.source.kafka.poll-timeout",
+            "liveodds.source.kafka.max-poll-interval", "liveodds.source.kafka.revoke-wait", "liveodds.source.kafka.look-back",
+            "liveodds.heartbeat.interval", "liveodds.heartbeat.tick", "liveodds.match.live-for", "liveodds.upstream.max-silence",
+            "liveodds.delivery.timeout", "liveodds.delivery.max-elapsed",
+            "liveodds.delivery.backoff.initial", "liveodds.delivery.backoff.max",
+            "liveodds.fixtures.auth.jwks-cache", "liveodds.fixtures.auth.jwks-timeout", "liveodds.fixtures.auth.clock-skew",
+            "liveodds.sandbox.token-lifetime", "liveodds.demo.period", "liveodds.demo.alive-every");
+    /** Written as sizes ({@code 512KB}, {@code 1MB}); each is handed to the beans in bytes as {@code <key>-bytes}. */
+    static final Map<String, String> SIZE_KEYS = Map.of("liveodds.source.file.max-size", "1MB",
+            "liveodds.source.http.max-body", "1MB", "liveodds.source.http.max-receiving", "32MB");
 
     public static final String SANDBOX_PARTNER_ID = "1";
     public static final String SANDBOX_CLIENT_ID = "sandbox-client";
@@ -95,6 +104,10 @@ public final class StartupSettings {
         // camel-kafka takes these in milliseconds; the settings are written as durations like every other
         derived.put("liveodds.source.kafka.session-timeout-ms", millis(lookup, "liveodds.source.kafka.session-timeout", "15s"));
         derived.put("liveodds.source.kafka.max-poll-interval-ms", millis(lookup, "liveodds.source.kafka.max-poll-interval", "11m"));
+        derived.put("liveodds.source.kafka.poll-timeout-ms", millis(lookup, "liveodds.source.kafka.poll-timeout", "500ms"));
+        // the beans take sizes as a byte count
+        SIZE_KEYS.forEach((key, fallback) ->
+                derived.put(key + "-bytes", Long.toString(Durations.parseBytes(valueOr(lookup.apply(key), fallback)))));
         derived.put("liveodds.demo.enabled", Boolean.toString(sandbox && "file".equals(source)
                 && !"false".equalsIgnoreCase(valueOr(lookup.apply("liveodds.demo.producer"), "true"))));
         return derived;
@@ -104,7 +117,7 @@ public final class StartupSettings {
         for (String key : DURATION_KEYS) {
             check(key, lookup.apply(key), Durations::parse);
         }
-        for (String key : SIZE_KEYS) {
+        for (String key : SIZE_KEYS.keySet()) {
             check(key, lookup.apply(key), Durations::parseBytes);
         }
     }

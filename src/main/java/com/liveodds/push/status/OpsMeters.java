@@ -23,9 +23,16 @@ import org.apache.camel.CamelContext;
  */
 public class OpsMeters {
 
+    private volatile Meters meters;
+
+    /** The meter registry of the bundle (beans.yaml: {@code #bean:liveoddsMeters}). */
+    public void setMeters(Meters meters) {
+        this.meters = meters;
+    }
+
     /** Registers the gauges; call once the context has started its services (the metrics registry exists then). */
     public void register(CamelContext context) {
-        MeterRegistry registry = Meters.registry(context);
+        MeterRegistry registry = Meters.orOf(meters, context).registry();
         find(context, PartnerTokenProvider.class).ifPresent(tokens -> gauge(registry, "liveodds.token.expires_in", "seconds",
                 "Life left of the partner access token (NaN: no token)", tokens, OpsMeters::secondsLeft));
         find(context, DeadLetterStore.class).ifPresent(store -> gauge(registry, "liveodds.dead_letters", null,

@@ -51,6 +51,7 @@ public class StatusReport implements CamelContextAware {
 
     private final ObjectMapper mapper = new ObjectMapper();
     private CamelContext camelContext;
+    private volatile Meters meters;
 
     /** The status as JSON text. */
     public String report() {
@@ -155,7 +156,7 @@ public class StatusReport implements CamelContextAware {
 
     private ObjectNode totals() {
         ObjectNode totals = mapper.createObjectNode();
-        MeterRegistry registry = Meters.registry(camelContext);
+        MeterRegistry registry = Meters.orOf(meters, camelContext).registry();
         for (Map.Entry<String, String> total : TOTALS) {
             double count = registry == null ? 0
                     : registry.find(total.getValue()).counters().stream().mapToDouble(Counter::count).sum();
@@ -171,6 +172,11 @@ public class StatusReport implements CamelContextAware {
     /** Seconds with millisecond precision. */
     private static double seconds(Duration duration) {
         return duration.toMillis() / 1000.0;
+    }
+
+    /** The meter registry of the bundle (beans.yaml: {@code #bean:liveoddsMeters}). */
+    public void setMeters(Meters meters) {
+        this.meters = meters;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package com.liveodds.push.auth;
 
+import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,6 +11,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import com.liveodds.push.settings.Durations;
 import com.liveodds.push.support.JwtIssuer;
 import com.nimbusds.jose.JOSEObjectType;
 import com.nimbusds.jose.JWSAlgorithm;
@@ -46,8 +48,8 @@ class BearerAuthenticatorTest {
         auth.setJwksUrl(issuer.jwksUrl());
         auth.setIssuer(JwtIssuer.ISSUER);
         auth.setAudience(JwtIssuer.AUDIENCE);
-        auth.setJwksTimeout("2s");
-        auth.setJwksCache("5m");
+        auth.setJwksTimeout(Duration.ofSeconds(2));
+        auth.setJwksCache(Duration.ofMinutes(5));
         auth.start();
         return auth;
     }
@@ -260,9 +262,9 @@ class BearerAuthenticatorTest {
         auth.setJwksUrl(issuer.jwksUrl());
         auth.setIssuer(JwtIssuer.ISSUER);
         auth.setAudience(JwtIssuer.AUDIENCE);
-        auth.setJwksTimeout("2s");
-        auth.setJwksCache(jwksCache);
-        auth.setClockSkew(clockSkew);
+        auth.setJwksTimeout(Duration.ofSeconds(2));
+        auth.setJwksCache(Durations.parse(jwksCache));
+        auth.setClockSkew(Durations.parse(clockSkew));
         auth.start();
         return auth;
     }

@@ -52,6 +52,7 @@ class MatchQueuesSupersedeTest {
     void start() throws Exception {
         context = new DefaultCamelContext();
         gate.setCamelContext(context);
+        gate.start();
         queues.setCamelContext(context);
         context.getRegistry().bind("queues", queues);
         context.addRoutes(new RouteBuilder() {
@@ -77,6 +78,7 @@ class MatchQueuesSupersedeTest {
         context.stop();
         retryWait.stop();
         queues.stop();
+        gate.stop();
     }
 
     @Test

@@ -45,6 +45,7 @@ class MatchQueuesTest {
     void start() throws Exception {
         context = new DefaultCamelContext();
         gate.setCamelContext(context);
+        gate.start();
         queues.setCamelContext(context);
         context.getRegistry().bind("queues", queues);
         context.addRoutes(new RouteBuilder() {
@@ -63,6 +64,7 @@ class MatchQueuesTest {
         held.values().forEach(hold -> hold.complete(null));
         context.stop();
         queues.stop();
+        gate.stop();
     }
 
     @Test

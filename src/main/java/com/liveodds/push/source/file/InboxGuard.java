@@ -13,7 +13,6 @@ import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ingest.RejectedMessageException.Reason;
 import com.liveodds.push.ingest.Rejections;
 import com.liveodds.push.ops.LogSafe;
-import com.liveodds.push.settings.Durations;
 import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.component.file.GenericFileFilter;
 import org.slf4j.Logger;
@@ -41,9 +40,9 @@ public class InboxGuard implements GenericFileFilter<File> {
         this.liveness = liveness;
     }
 
-    /** {@code 1MB} by default; KB and MB are 1024 and 1024². */
-    public void setMaxSize(String maxSize) {
-        this.maxSize = Durations.parseBytes(maxSize);
+    /** In bytes ({@code liveodds.source.file.max-size}, {@code 1MB} by default, read by the settings). */
+    public void setMaxSize(long maxSizeBytes) {
+        this.maxSize = maxSizeBytes;
     }
 
     @Override

@@ -9,7 +9,6 @@ import com.liveodds.push.delivery.PushOutcome;
 import com.liveodds.push.httpapi.HttpProblem;
 import com.liveodds.push.ingest.RejectedMessageException;
 import com.liveodds.push.ingest.UpstreamMessage;
-import com.liveodds.push.settings.Durations;
 import org.apache.camel.Exchange;
 import org.apache.camel.support.SynchronizationAdapter;
 
@@ -27,9 +26,9 @@ public class HttpSource {
     private Semaphore inFlight = new Semaphore(16);
     private Duration retryAfter = Duration.ofSeconds(1);
 
-    /** {@code 1MB} by default; KB and MB are 1024 and 1024². */
-    public void setMaxBody(String maxBody) {
-        this.maxBodyBytes = Durations.parseBytes(maxBody);
+    /** In bytes ({@code liveodds.source.http.max-body}, {@code 1MB} by default, read by the settings). */
+    public void setMaxBody(long maxBodyBytes) {
+        this.maxBodyBytes = maxBodyBytes;
     }
 
     /** Requests that may wait for their delivery at the same time. */
@@ -41,8 +40,8 @@ public class HttpSource {
     }
 
     /** What a caller turned away as busy is told to wait (whole seconds, at least one). */
-    public void setRetryAfter(String retryAfter) {
-        this.retryAfter = Durations.parse(retryAfter);
+    public void setRetryAfter(Duration retryAfter) {
+        this.retryAfter = retryAfter;
     }
 
     public long maxBodyBytes() {

@@ -4,7 +4,6 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.liveodds.push.auth.BearerAuthenticator;
 import com.liveodds.push.httpapi.HttpAnswers;
-import com.liveodds.push.settings.Durations;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
@@ -49,13 +48,13 @@ public class IngestGate extends RoutePolicySupport {
     }
 
     /** Body bytes held at once by requests being received or waiting for their delivery. */
-    public void setMaxReceiving(String maxReceiving) {
-        this.maxReceiving = Durations.parseBytes(maxReceiving);
+    public void setMaxReceiving(long maxReceivingBytes) {
+        this.maxReceiving = maxReceivingBytes;
     }
 
-    /** {@code camel.server.maxBodySize}: what the server reads at most of a body of unknown size. */
-    public void setServerMaxBody(String serverMaxBody) {
-        this.serverMaxBody = Durations.parseBytes(serverMaxBody);
+    /** {@code camel.server.maxBodySize} in bytes: what the server reads at most of a body of unknown size. */
+    public void setServerMaxBody(long serverMaxBodyBytes) {
+        this.serverMaxBody = serverMaxBodyBytes;
     }
 
     @Override

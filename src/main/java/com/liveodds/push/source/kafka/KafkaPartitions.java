@@ -18,7 +18,6 @@ import com.liveodds.push.ingest.EnvelopeValidator;
 import com.liveodds.push.ingest.MatchIdResolver;
 import com.liveodds.push.ingest.RejectedMessageException;
 import com.liveodds.push.ingest.UpstreamMessage;
-import com.liveodds.push.settings.Durations;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.kafka.KafkaConstants;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -58,7 +57,8 @@ public class KafkaPartitions {
     private final MatchIdResolver resolver;
     private final Map<TopicPartition, Ownership> owners = new ConcurrentHashMap<>();
     private final Set<Consumer<?, ?>> consumers = ConcurrentHashMap.newKeySet();
-    private final ExecutorService lookBacks = Executors.newSingleThreadExecutor(r -> new Thread(r, "kafka-look-back"));
+    /** Made by {@link #start()} (beans.yaml: initMethod), shut down by {@link #stop()}. */
+    private volatile ExecutorService lookBacks;
     private volatile String brokers;
     private volatile Duration lookBack = Duration.ofMinutes(30);
     private volatile int lookBackRecords = 10_000;
@@ -75,8 +75,8 @@ public class KafkaPartitions {
     }
 
     /** How far back a new owner reads a partition to find its live matches: the live period of a match. */
-    public void setLookBack(String lookBack) {
-        this.lookBack = Durations.parse(lookBack);
+    public void setLookBack(Duration lookBack) {
+        this.lookBack = lookBack;
     }
 
     /** At most this many records per partition are read back, whatever the time window. */
@@ -85,8 +85,8 @@ public class KafkaPartitions {
     }
 
     /** How long a revoked partition waits for its records in flight before it commits what is finished and goes. */
-    public void setRevokeWait(String revokeWait) {
-        this.revokeWait = Durations.parse(revokeWait);
+    public void setRevokeWait(Duration revokeWait) {
+        this.revokeWait = revokeWait;
     }
 
     /** The rebalance listener a consumer of the source subscribes with (KafkaSourceComponent): Camel's, then ours. */
@@ -185,8 +185,17 @@ public class KafkaPartitions {
         return consumers;
     }
 
-    public void stop() {
-        lookBacks.shutdownNow();
+    /** The look-back thread comes with the start: a copy of the bean that camel-main makes and never starts costs nothing. */
+    public synchronized void start() {
+        if (lookBacks == null || lookBacks.isShutdown()) {
+            lookBacks = Executors.newSingleThreadExecutor(r -> new Thread(r, "kafka-look-back"));
+        }
+    }
+
+    public synchronized void stop() {
+        if (lookBacks != null) {
+            lookBacks.shutdownNow();
+        }
     }
 
     /**
@@ -249,7 +258,11 @@ public class KafkaPartitions {
             OffsetAndMetadata offset = committed.get(partition);
             LOG.info("Partition {} assigned, starting at committed offset {}", partition, offset == null ? "none" : offset.offset());
             if (offset != null && offset.offset() > 0) {
-                lookBacks.submit(() -> adoptLiveMatches(partition, offset.offset()));
+                ExecutorService started = lookBacks;
+                if (started == null) {
+                    throw new IllegalStateException("liveoddsKafkaPartitions is not started");
+                }
+                started.submit(() -> adoptLiveMatches(partition, offset.offset()));
             }
         }
     }

@@ -1,5 +1,6 @@
 package com.liveodds.push.source.http;
 
+import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -12,10 +13,10 @@ class HttpSourceTest {
 
     @Test
     void sizesAreCountedIn1024Units() {
-        source.setMaxBody("1MB");
+        source.setMaxBody(1024 * 1024);
         assertThat(source.isOversized(new byte[1024 * 1024])).isFalse();
         assertThat(source.isOversized(new byte[1024 * 1024 + 1])).isTrue();
-        source.setMaxBody("2KB");
+        source.setMaxBody(2 * 1024);
         assertThat(source.isOversized(new byte[2048])).isFalse();
         assertThat(source.isOversized(new byte[2049])).isTrue();
         assertThat(source.isOversized(null)).isFalse();
@@ -34,11 +35,11 @@ class HttpSourceTest {
 
     @Test
     void retryAfterIsWholeSecondsRoundedUpAndAtLeastOne() {
-        source.setRetryAfter("1500ms");
+        source.setRetryAfter(Duration.ofMillis(1500));
         assertThat(source.retryAfterSeconds()).isEqualTo(2);
-        source.setRetryAfter("0");
+        source.setRetryAfter(Duration.ZERO);
         assertThat(source.retryAfterSeconds()).isEqualTo(1);
-        source.setRetryAfter("5s");
+        source.setRetryAfter(Duration.ofSeconds(5));
         assertThat(source.retryAfterSeconds()).isEqualTo(5);
     }
 
