@@ -45,7 +45,8 @@ import org.apache.hc.core5.util.Timeout;
  * is never read (not drained).</li>
  * </ul>
  * The client's own retries and redirects are off on the component ({@code automaticRetriesDisabled},
- * {@code redirectHandlingDisabled}); they are switched off here again, as this configurer is applied last.
+ * {@code redirectHandlingDisabled}), so are its cookie store and content compression; they are switched off here
+ * again, as this configurer is applied last.
  */
 public class PartnerHttp implements HttpClientConfigurer {
 
@@ -150,6 +151,8 @@ public class PartnerHttp implements HttpClientConfigurer {
         HttpComponent component = new HttpComponent();
         component.setAutomaticRetriesDisabled(true);
         component.setRedirectHandlingDisabled(true);
+        component.setCookieManagementDisabled(true);
+        component.setContentCompressionDisabled(true);
         component.setClientConnectionManager(connections);
         component.setHttpClientConfigurer(this);
         return component;
@@ -159,6 +162,8 @@ public class PartnerHttp implements HttpClientConfigurer {
     public void configureHttpClient(HttpClientBuilder builder) {
         builder.disableAutomaticRetries()
                 .disableRedirectHandling()
+                .disableCookieManagement()
+                .disableContentCompression()
                 .addExecInterceptorFirst("liveodds-attempt-deadline", this::withinDeadline);
     }
 

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A host application sees the partner calls as Camel calls: a route of its own that intercepts
  * {@code liveoddsHttp:*} sees every attempt, the token request included, once each, with exactly the headers the
- * partner gets: the contract's, none of the upstream message's.
+ * partner gets: the contract's, none of the upstream message's. A push's path is its {@code CamelHttpPath} header on
+ * the one endpoint of the partner's base URL.
  */
 class PartnerInterceptTest {
 
@@ -38,7 +39,10 @@ class PartnerInterceptTest {
                     interceptSendToEndpoint("liveoddsHttp:*").process(exchange -> {
                         Map<String, Object> headers = new java.util.TreeMap<>(exchange.getMessage().getHeaders());
                         headers.keySet().removeIf(name -> name.startsWith("Camel"));
-                        seen.add(new Seen(exchange.getProperty("CamelInterceptedEndpoint", String.class), headers));
+                        // the push route's one endpoint is the partner's base URL; the push's path is in CamelHttpPath
+                        String endpoint = exchange.getProperty("CamelInterceptedEndpoint", String.class);
+                        String path = exchange.getMessage().getHeader("CamelHttpPath", String.class);
+                        seen.add(new Seen(path == null ? endpoint : endpoint.replaceAll("\\?.*", "") + path, headers));
                     });
                     from("direct:host-idle").routeId("host-idle").log("nothing");
                 }
