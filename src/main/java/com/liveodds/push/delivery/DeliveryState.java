@@ -42,8 +42,6 @@ public class DeliveryState {
     private volatile boolean superseded;
     /** What ends the push's wait at once when it is superseded meanwhile (see {@link #whenSuperseded}). */
     private Runnable onSuperseded;
-    /** The token sent with the current attempt, so a 401 invalidates exactly that one. Never logged. */
-    private transient String tokenInUse;
 
     public DeliveryState(Push push, Instant firstAttemptAt) {
         this.push = push;
@@ -123,10 +121,6 @@ public class DeliveryState {
         return renewedFor401;
     }
 
-    String tokenInUse() {
-        return tokenInUse;
-    }
-
     Outcome outcome() {
         return outcome;
     }
@@ -172,12 +166,7 @@ public class DeliveryState {
 
     void attemptStarted() {
         attempts++;
-        tokenInUse = null;
         delayMillis = 0;
-    }
-
-    void useToken(String token) {
-        tokenInUse = token;
     }
 
     void answered(PartnerAnswer answer) {

@@ -65,15 +65,6 @@ public class RetryWait extends AsyncProcessorSupport {
         return false;
     }
 
-    /**
-     * Ends the wait of the push in {@code exchange} now, with this outcome (handed back, or any other that ends a push
-     * without a further attempt): the push route goes on at once with it. False when that push is not waiting.
-     */
-    public boolean end(Exchange exchange, DeliveryState.Outcome outcome, String why) {
-        Waiting wait = waiting.get(exchange);
-        return wait != null && wait.end(outcome, why);
-    }
-
     /** Started with the first wait, so an idle bean looks at nothing. */
     private void checkingWithdrawals() {
         if (!checking.get() && checking.compareAndSet(false, true)) {

@@ -108,16 +108,15 @@ class RetryWaitTest {
     }
 
     @Test
-    void endFinishesOneWaitWithTheOutcomeGivenAndOnlyOnce() {
+    void aSupersededPushLeavesItsWaitAtOnceAndOnlyIt() {
         wait.start();
         Exchange exchange = retryIn(60_000);
         Exchange other = retryIn(60_000);
         waitFor(exchange);
         waitFor(other);
-        assertThat(wait.end(exchange, DeliveryState.Outcome.FAILED, "given up")).isTrue();
-        assertThat(wait.end(exchange, DeliveryState.Outcome.FAILED, "given up")).isFalse();
+        state(exchange).supersede();
         await().atMost(Duration.ofSeconds(2)).until(() -> calls.get() == 1);
-        assertThat(state(exchange).getOutcome()).isEqualTo("failed");
+        assertThat(state(exchange).getOutcome()).isEqualTo("superseded");
         assertThat(state(other).isAgain()).isTrue();
     }
 
