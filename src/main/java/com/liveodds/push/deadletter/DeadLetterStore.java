@@ -148,9 +148,17 @@ public class DeadLetterStore {
 
     /** A push the partner did not take: not retryable, or out of retry budget. */
     public Path undeliverable(PushOutcome outcome) {
+        return undeliverable(outcome, "");
+    }
+
+    /** A push partner {@code partner} of {@code liveodds.partners} did not take (empty: the single partner). */
+    public Path undeliverable(PushOutcome outcome, String partner) {
         Push push = outcome.push();
         ObjectNode entry = mapper.createObjectNode();
         entry.put("kind", "undeliverable");
+        if (partner != null && !partner.isEmpty()) {
+            entry.put("partner", partner);
+        }
         entry.put("reason", outcome.deadLetterReason());
         entry.put("message_id", push.messageId());
         entry.put("message_type", push.messageType());

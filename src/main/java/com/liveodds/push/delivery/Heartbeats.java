@@ -1,6 +1,7 @@
 package com.liveodds.push.delivery;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -10,6 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.liveodds.push.heartbeat.LiveMatches;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ops.Meters;
+import com.liveodds.push.partner.Booking;
 import com.liveodds.push.settings.Timestamps;
 import io.micrometer.core.instrument.Timer;
 import org.apache.camel.CamelContext;
@@ -27,10 +29,16 @@ public class Heartbeats implements CamelContextAware {
     private CamelContext camelContext;
     private volatile Meters meters;
     private volatile Timer lateness;
+    private volatile Booking booking = Booking.ALL;
 
     public Heartbeats(LiveMatches liveMatches, UpstreamLiveness upstream) {
         this.liveMatches = liveMatches;
         this.upstream = upstream;
+    }
+
+    /** The partner's booking: a match unbooked gets no more heartbeats (contract 16). */
+    public void setBooking(Booking booking) {
+        this.booking = booking;
     }
 
     public List<Push> due() {
@@ -38,8 +46,18 @@ public class Heartbeats implements CamelContextAware {
             return List.of();
         }
         Timer late = lateness();
-        return liveMatches.claimDueHeartbeats(nanos -> late.record(Math.max(0, nanos), TimeUnit.NANOSECONDS))
-                .stream().map(this::heartbeat).toList();
+        List<String> due = liveMatches.claimDueHeartbeats(nanos -> late.record(Math.max(0, nanos), TimeUnit.NANOSECONDS));
+        List<Push> heartbeats = new ArrayList<>(due.size());
+        for (String matchId : due) {
+            if (booking.isBooked(matchId)) {
+                heartbeats.add(heartbeat(matchId));
+            } else {
+                // nothing waits for it (it was due): this partner is done with the match
+                liveMatches.heartbeatFinished(matchId);
+                liveMatches.forget(matchId);
+            }
+        }
+        return heartbeats;
     }
 
     Push heartbeat(String matchId) {
@@ -58,6 +76,7 @@ public class Heartbeats implements CamelContextAware {
         if (timer == null) {
             lateness = timer = Timer.builder("liveodds.heartbeat.lateness")
                     .description("how late a heartbeat is beyond liveodds.heartbeat.interval")
+                    .tags(Meters.orOf(meters, camelContext).tags())
                     .publishPercentileHistogram().register(Meters.orOf(meters, camelContext).registry());
         }
         return timer;

@@ -52,14 +52,14 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
     /** Exchange variable: the push is to be handed back to its source without an attempt, for this reason. */
     public static final String HAND_BACK = "handBack";
     private static final Logger LOG = LoggerFactory.getLogger(MatchQueues.class);
-    private static final String PUSH_ROUTE = "direct:liveodds-push";
-    private static final String HEARTBEAT_ROUTE = "direct:liveodds-heartbeat";
     private static final String ODDS = "odds";
     private static final JsonFactory JSON = new JsonFactory();
 
     private final LiveMatches liveMatches;
     private final ShutdownGate gate;
     private final Map<String, Queue> queues = new ConcurrentHashMap<>();
+    private String pushUri = "direct:liveodds-push";
+    private String heartbeatUri = "direct:liveodds-heartbeat";
     /** Starts the next push of a match once the previous one ended, off the thread that ended it. */
     private volatile ExecutorService next;
     private volatile Semaphore room = new Semaphore(10_000);
@@ -83,6 +83,16 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
             throw new IllegalArgumentException("liveodds.delivery.queue-size must be at least 1, not " + queueSize);
         }
         this.room = new Semaphore(queueSize);
+    }
+
+    /** Where a push's turn runs ({@code direct:liveodds-push}, a partner's own {@code direct:liveodds-push-N}). */
+    public void setPushUri(String pushUri) {
+        this.pushUri = pushUri;
+    }
+
+    /** Where a heartbeat's turn runs ({@code direct:liveodds-heartbeat}, or {@code direct:liveodds-heartbeat-N}). */
+    public void setHeartbeatUri(String heartbeatUri) {
+        this.heartbeatUri = heartbeatUri;
     }
 
     /** {@code liveodds.delivery.supersede}: whether a snapshot supersedes the odds queued before it (default true). */
@@ -419,7 +429,7 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
     private AsyncProcessor pushRoute() {
         AsyncProcessor route = pushRoute;
         if (route == null) {
-            pushRoute = route = producer(PUSH_ROUTE);
+            pushRoute = route = producer(pushUri);
         }
         return route;
     }
@@ -427,7 +437,7 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
     private AsyncProcessor heartbeatRoute() {
         AsyncProcessor route = heartbeatRoute;
         if (route == null) {
-            heartbeatRoute = route = producer(HEARTBEAT_ROUTE);
+            heartbeatRoute = route = producer(heartbeatUri);
         }
         return route;
     }

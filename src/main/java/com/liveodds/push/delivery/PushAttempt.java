@@ -3,6 +3,7 @@ package com.liveodds.push.delivery;
 import java.time.Clock;
 
 import com.liveodds.push.heartbeat.LiveMatches;
+import com.liveodds.push.partner.Booking;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 
@@ -18,10 +19,16 @@ public class PushAttempt implements Processor {
     private final LiveMatches liveMatches;
     private final ShutdownGate gate;
     private final Clock clock = Clock.systemUTC();
+    private volatile Booking booking = Booking.ALL;
 
     public PushAttempt(LiveMatches liveMatches, ShutdownGate gate) {
         this.liveMatches = liveMatches;
         this.gate = gate;
+    }
+
+    /** The partner's booking: a match unbooked meanwhile gets no further attempt (contract 16). */
+    public void setBooking(Booking booking) {
+        this.booking = booking;
     }
 
     @Override
@@ -33,6 +40,9 @@ public class PushAttempt implements Processor {
         if (state.isSuperseded()) {
             // a later snapshot of its match came in before its turn (contract 17): no attempt, its source may forget it
             state.end(DeliveryState.Outcome.SUPERSEDED, DeliveryState.SUPERSEDED_REASON);
+        } else if (!booking.isBooked(state.getPush().matchId())) {
+            // unbooked since it was accepted: its source may forget it, as for every other match this partner did not book
+            state.end(DeliveryState.Outcome.NOT_BOOKED, DeliveryState.NOT_BOOKED_REASON);
         } else if (handBack != null) {
             state.end(DeliveryState.Outcome.HANDED_BACK, handBack);
         } else {

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.WeakHashMap;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
@@ -24,6 +25,29 @@ public final class Meters implements CamelContextAware {
 
     private CamelContext camelContext;
     private volatile MeterRegistry registry;
+    /** The Meters this one is a partner's view of, or null. */
+    private Meters parent;
+    private Tags tags = Tags.empty();
+
+    /**
+     * The same registry, with the label {@code partner} on every meter made through {@link #tags()} (contract 16); the
+     * single partner of {@code liveodds.partner.*} has no label (empty name): its metrics stay as they were.
+     */
+    public Meters forPartner(String name) {
+        if (name == null || name.isEmpty()) {
+            return this;
+        }
+        Meters partner = new Meters();
+        partner.parent = this;
+        partner.camelContext = camelContext;
+        partner.tags = tags.and("partner", name);
+        return partner;
+    }
+
+    /** The labels every meter of this view carries ({@code partner}, or none). */
+    public Tags tags() {
+        return tags;
+    }
 
     /** The registry to use instead of camel-micrometer's (a host's own MeterRegistry bean). */
     public void setRegistry(MeterRegistry registry) {
@@ -32,6 +56,9 @@ public final class Meters implements CamelContextAware {
 
     /** The registry: the one given, else camel-micrometer's, else one of the bundle's own; the same one every time. */
     public MeterRegistry registry() {
+        if (parent != null) {
+            return parent.registry();
+        }
         MeterRegistry r = registry;
         if (r == null) {
             synchronized (this) {

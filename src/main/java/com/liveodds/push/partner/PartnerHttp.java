@@ -147,7 +147,8 @@ public class PartnerHttp implements HttpClientConfigurer {
         return component(connectionManager());
     }
 
-    HttpComponent component(HttpClientConnectionManager connections) {
+    /** A component on these connections (one partner of a list: its own pool and TLS). */
+    public HttpComponent component(HttpClientConnectionManager connections) {
         HttpComponent component = new HttpComponent();
         component.setAutomaticRetriesDisabled(true);
         component.setRedirectHandlingDisabled(true);

@@ -56,7 +56,8 @@ public final class StartupSettings {
     public static Map<String, String> derive(Function<String, String> lookup) {
         checkNotation(lookup);
         Map<String, String> derived = new LinkedHashMap<>();
-        boolean anyPartnerKey = PARTNER_KEYS.stream().anyMatch(k -> isSet(lookup.apply(k)));
+        boolean partnerList = PartnerSettings.isList(lookup);
+        boolean anyPartnerKey = partnerList || PARTNER_KEYS.stream().anyMatch(k -> isSet(lookup.apply(k)));
         String sandboxSetting = lookup.apply("liveodds.sandbox.enabled");
         boolean sandbox = isSet(sandboxSetting) && !"auto".equalsIgnoreCase(sandboxSetting.trim())
                 ? Boolean.parseBoolean(sandboxSetting.trim())
@@ -83,6 +84,9 @@ public final class StartupSettings {
                 derived.put("liveodds.admin.tokens", valueOr(derived.get("liveodds.fixtures.auth.tokens"),
                         "sandbox-admin-" + randomHex(12)));
             }
+        } else if (partnerList) {
+            // every partner's settings checked now: a missing or invalid one stops start-up naming its key
+            PartnerSettings.all(lookup);
         } else {
             for (String key : PARTNER_KEYS) {
                 if (!isSet(lookup.apply(key))) {
@@ -93,7 +97,7 @@ public final class StartupSettings {
         derived.put("liveodds.sandbox.enabled", Boolean.toString(sandbox));
 
         String baseUrl = valueOr(derived.get("liveodds.partner.base-url"), lookup.apply("liveodds.partner.base-url"));
-        if (!isSet(lookup.apply("liveodds.partner.audience"))) {
+        if (!partnerList && !isSet(lookup.apply("liveodds.partner.audience"))) {
             derived.put("liveodds.partner.audience", baseUrl);
         }
 

@@ -64,6 +64,7 @@ public class PartnerTokenProvider implements CamelContextAware {
     private String clientId;
     private String clientSecret;
     private String audience;
+    private String component = COMPONENT;
     private Duration refreshMargin = Duration.ofSeconds(60);
     private CamelContext camelContext;
     /** Whether {@link #camelContext} was made here (and is stopped here) rather than given. */
@@ -121,6 +122,11 @@ public class PartnerTokenProvider implements CamelContextAware {
 
     public void setAudience(String audience) {
         this.audience = audience;
+    }
+
+    /** The camel-http component of this partner's requests ({@value #COMPONENT}, or one per partner of a list). */
+    public void setComponent(String component) {
+        this.component = component;
     }
 
     public void setRefreshMargin(Duration refreshMargin) {
@@ -250,7 +256,7 @@ public class PartnerTokenProvider implements CamelContextAware {
     /** The one request, on the renewal thread (a fetch is one at a time anyway), bounded by the partner time-out. */
     private CompletableFuture<CachedToken> fetch() {
         ProducerTemplate producer = template();
-        String uri = COMPONENT + ":" + tokenEndpoint + "?httpMethod=POST&throwExceptionOnFailure=false";
+        String uri = component + ":" + tokenEndpoint + "?httpMethod=POST&throwExceptionOnFailure=false";
         ClientSecretPost clientAuth = new ClientSecretPost(new ClientID(clientId), new Secret(clientSecret));
         byte[] form = new TokenRequest.Builder(tokenEndpoint, clientAuth, new ClientCredentialsGrant())
                 .customParameter("audience", audience)

@@ -168,6 +168,18 @@ public final class RunningService implements AutoCloseable {
             return this;
         }
 
+        /** Partner {@code name} of liveodds.partners (contract 16), on loopback, with its own client id and secret. */
+        public Builder partner(String name, String id, String baseUrl, String authUrl) {
+            settings.merge("liveodds.partners", name, (a, b) -> a + "," + b);
+            String key = "liveodds.partners." + name + ".";
+            settings.put(key + "id", id);
+            settings.put(key + "base-url", baseUrl);
+            settings.put(key + "auth-url", authUrl);
+            settings.put(key + "client-id", "client-" + name);
+            settings.put(key + "client-secret", "secret-of-" + name);
+            return this;
+        }
+
         public Builder set(String key, String value) {
             settings.put(key, value);
             return this;

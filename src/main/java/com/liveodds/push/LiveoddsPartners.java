@@ -1,0 +1,276 @@
+package com.liveodds.push;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+
+import org.apache.camel.CamelContext;
+import org.apache.camel.CamelContextAware;
+import org.apache.camel.StartupListener;
+import org.apache.camel.builder.TemplatedRouteBuilder;
+import org.apache.camel.spi.PropertiesComponent;
+import org.apache.camel.spi.Registry;
+import org.apache.camel.support.service.ServiceHelper;
+import org.apache.camel.support.service.ServiceSupport;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import com.liveodds.push.delivery.DeliveryGauges;
+import com.liveodds.push.delivery.DeliveryHealthCheck;
+import com.liveodds.push.delivery.Heartbeats;
+import com.liveodds.push.delivery.MatchQueues;
+import com.liveodds.push.delivery.PartnerDeliveries;
+import com.liveodds.push.delivery.PushAttempt;
+import com.liveodds.push.delivery.PushVerdict;
+import com.liveodds.push.delivery.RetryPolicy;
+import com.liveodds.push.delivery.RetryWait;
+import com.liveodds.push.delivery.ShutdownGate;
+import com.liveodds.push.heartbeat.LiveMatches;
+import com.liveodds.push.heartbeat.UpstreamLiveness;
+import com.liveodds.push.ops.Meters;
+import com.liveodds.push.ops.SecretMask;
+import com.liveodds.push.partner.Booking;
+import com.liveodds.push.partner.PartnerHealth;
+import com.liveodds.push.partner.PartnerHttp;
+import com.liveodds.push.partner.PartnerTls;
+import com.liveodds.push.settings.Durations;
+import com.liveodds.push.settings.PartnerSettings;
+import com.liveodds.push.token.PartnerTokenProvider;
+
+/**
+ * One delivery per partner (contract section 16): for each partner of {@code liveodds.partners} (or the single
+ * partner of {@code liveodds.partner.*}) its own beans (TLS, camel-http component and connection pool, threads,
+ * token, match queues, attempt and verdict, retry wait, live matches and heartbeats, booking) bound under its suffix
+ * ({@code liveoddsDelivery-a}; none for the single partner), and its own routes made from the route templates of
+ * routes/delivery.yaml and routes/heartbeat.yaml once the CamelContext has started. The routes are the templates; this
+ * bean only says how many partners there are.
+ */
+public class LiveoddsPartners extends ServiceSupport implements CamelContextAware, StartupListener {
+
+    /** The route templates each partner gets a route of (routes/delivery.yaml, routes/heartbeat.yaml). */
+    static final List<String> TEMPLATES = List.of("liveodds-push", "liveodds-heartbeat", "liveodds-attempt",
+            "liveodds-partner-post", "liveodds-heartbeat-timer");
+    /** The beans each partner gets, named with its suffix (routes/beans.yaml may refer to the single partner's). */
+    public static final List<String> BEANS = List.of("liveoddsPartnerTls", "liveoddsPartnerHealth", "liveoddsPartnerHttp",
+            "liveoddsPartnerConnections", "liveoddsHttp", "liveoddsPartnerThreads", "liveoddsPartnerTokenProvider",
+            "liveoddsBooking", "liveoddsLiveMatches", "liveoddsHeartbeats", "liveoddsDelivery", "liveoddsPushAttempt",
+            "liveoddsPushVerdict", "liveoddsRetryWait", "liveoddsDeliveryGauges");
+    private static final Logger LOG = LoggerFactory.getLogger(LiveoddsPartners.class);
+
+    private final List<Kit> kits = new ArrayList<>();
+    private final PartnerDeliveries deliveries = new PartnerDeliveries();
+    private CamelContext context;
+    private Meters meters;
+    private SecretMask secretMask;
+    private ShutdownGate gate;
+    private RetryPolicy retryPolicy;
+    private UpstreamLiveness upstream;
+    private boolean routesAdded;
+
+    public void setMeters(Meters meters) {
+        this.meters = meters;
+    }
+
+    public void setSecretMask(SecretMask secretMask) {
+        this.secretMask = secretMask;
+    }
+
+    public void setShutdownGate(ShutdownGate gate) {
+        this.gate = gate;
+    }
+
+    public void setRetryPolicy(RetryPolicy retryPolicy) {
+        this.retryPolicy = retryPolicy;
+    }
+
+    public void setUpstreamLiveness(UpstreamLiveness upstream) {
+        this.upstream = upstream;
+    }
+
+    /** The partners' settings, as the properties of this CamelContext say. */
+    public List<PartnerSettings> partners() {
+        return kits.stream().map(Kit::settings).toList();
+    }
+
+    /** Runs when beans.yaml loads: binds every partner's beans, and adds its routes once the context has started. */
+    public void install() throws Exception {
+        PropertiesComponent properties = context.getPropertiesComponent();
+        List<PartnerSettings> partners = PartnerSettings.all(key -> properties.resolveProperty(key).orElse(null));
+        for (PartnerSettings partner : partners) {
+            kits.add(kit(partner, properties));
+        }
+        context.getRegistry().bind("liveoddsDeliveries", deliveries);
+        if (context.isStarted()) {
+            begin();
+        } else {
+            context.addStartupListener(this);
+        }
+    }
+
+    /**
+     * camel-main makes the beans of a route file twice; the copy bound last (under {@code liveoddsPartners}) is the one
+     * in use, and an earlier copy lets go of what it made.
+     */
+    private void begin() throws Exception {
+        if (context.getRegistry().lookupByName("liveoddsPartners") != this) {
+            doStop();
+            return;
+        }
+        context.addService(this, true, true);
+        addRoutes();
+    }
+
+    private Kit kit(PartnerSettings p, PropertiesComponent properties) {
+        String s = p.suffix();
+        Registry registry = context.getRegistry();
+        Meters partnerMeters = meters.forPartner(p.name());
+        Duration timeout = duration(properties, "liveodds.delivery.timeout");
+
+        PartnerTls tls = new PartnerTls(p.trustStore(), p.trustStorePassword(), p.keyStore(), p.keyStorePassword());
+        tls.start();
+        PartnerHealth health = new PartnerHealth();
+        health.setDownAfter(duration(properties, "liveodds.partner.down-after"));
+        PartnerHttp http = new PartnerHttp(tls, timeout, p.maxInFlight());
+        PoolingHttpClientConnectionManager connections = http.connectionManager();
+        ExecutorService threads = http.threads();
+        PartnerTokenProvider tokens = new PartnerTokenProvider();
+        tokens.setCamelContext(context);
+        tokens.setComponent("liveoddsHttp" + s);
+        tokens.setAuthUrl(p.authUrl());
+        tokens.setClientId(p.clientId());
+        tokens.setClientSecret(p.clientSecret());
+        tokens.setAudience(p.audience());
+        tokens.setRefreshMargin(duration(properties, "liveodds.token.refresh-margin"));
+        tokens.setHealth(health);
+        tokens.setSecretMask(secretMask);
+        secretMask.setClientSecret(p.clientSecret());
+        secretMask.setFixturesTokens(p.fixturesTokens());
+        secretMask.setTrustStorePassword(p.trustStorePassword());
+        secretMask.setKeyStorePassword(p.keyStorePassword());
+
+        Booking booking = Booking.of(p.booking(), p.key("booking"));
+        LiveMatches liveMatches = new LiveMatches(duration(properties, "liveodds.heartbeat.interval"),
+                duration(properties, "liveodds.match.live-for"));
+        Heartbeats heartbeats = new Heartbeats(liveMatches, upstream);
+        heartbeats.setCamelContext(context);
+        heartbeats.setMeters(partnerMeters);
+        heartbeats.setBooking(booking);
+        MatchQueues queues = new MatchQueues(liveMatches, gate);
+        queues.setCamelContext(context);
+        queues.setMeters(partnerMeters);
+        queues.setQueueSize(Integer.parseInt(properties.resolveProperty("liveodds.delivery.queue-size").orElse("10000").trim()));
+        queues.setSupersede(Boolean.parseBoolean(properties.resolveProperty("liveodds.delivery.supersede").orElse("true").trim()));
+        queues.setPushUri("direct:liveodds-push" + s);
+        queues.setHeartbeatUri("direct:liveodds-heartbeat" + s);
+        PushAttempt attempt = new PushAttempt(liveMatches, gate);
+        attempt.setBooking(booking);
+        PushVerdict verdict = new PushVerdict(tokens, retryPolicy, liveMatches, health);
+        verdict.setCamelContext(context);
+        verdict.setMeters(partnerMeters);
+        RetryWait retryWait = new RetryWait(gate);
+        DeliveryGauges gauges = new DeliveryGauges(liveMatches, queues);
+        gauges.setMeters(partnerMeters);
+
+        Map<String, Object> beans = new java.util.LinkedHashMap<>();
+        beans.put("liveoddsPartnerTls", tls);
+        beans.put("liveoddsPartnerHealth", health);
+        beans.put("liveoddsPartnerHttp", http);
+        beans.put("liveoddsPartnerConnections", connections);
+        beans.put("liveoddsHttp", http.component(connections));
+        beans.put("liveoddsPartnerThreads", threads);
+        beans.put("liveoddsPartnerTokenProvider", tokens);
+        beans.put("liveoddsBooking", booking);
+        beans.put("liveoddsLiveMatches", liveMatches);
+        beans.put("liveoddsHeartbeats", heartbeats);
+        beans.put("liveoddsDelivery", queues);
+        beans.put("liveoddsPushAttempt", attempt);
+        beans.put("liveoddsPushVerdict", verdict);
+        beans.put("liveoddsRetryWait", retryWait);
+        beans.put("liveoddsDeliveryGauges", gauges);
+        beans.forEach((name, bean) -> registry.bind(name + s, bean));
+        if (p.isSingle()) {
+            registry.bind("liveoddsDeliveryHealthCheck", new DeliveryHealthCheck(queues));
+        } else if (kits.isEmpty()) {
+            // TODO(kafka per partner): the Kafka source still takes one LiveMatches
+            registry.bind("liveoddsLiveMatches", liveMatches);
+        }
+        deliveries.add(p.name(), queues, booking, partnerMeters);
+        return new Kit(p, tokens, http, connections, threads, queues, retryWait, gauges);
+    }
+
+    private static Duration duration(PropertiesComponent properties, String key) {
+        return Durations.parse(properties.resolveProperty(key).orElseThrow(() -> new IllegalStateException(key + " has no value")));
+    }
+
+    private synchronized void addRoutes() throws Exception {
+        if (routesAdded) {
+            return;
+        }
+        routesAdded = true;
+        for (Kit kit : kits) {
+            PartnerSettings p = kit.settings();
+            for (String template : TEMPLATES) {
+                TemplatedRouteBuilder.builder(context, template)
+                        .routeId(template + p.suffix())
+                        .parameter("suffix", p.suffix())
+                        .parameter("partner", p.name())
+                        .parameter("partnerId", p.id())
+                        .parameter("baseUrl", p.baseUrl())
+                        .add();
+            }
+            kit.gauges().register(context);
+            if (!p.isSingle()) {
+                LOG.info("Partner {}: pushing to {} as partner id {}, booking {}", p.name(), p.baseUrl(), p.id(), p.booking());
+            }
+        }
+    }
+
+    @Override
+    public void onCamelContextStarted(CamelContext context, boolean alreadyStarted) {
+    }
+
+    @Override
+    public void onCamelContextStarting(CamelContext context, boolean alreadyStarted) throws Exception {
+    }
+
+    @Override
+    public void onCamelContextFullyStarted(CamelContext context, boolean alreadyStarted) throws Exception {
+        begin();
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        for (Kit kit : kits) {
+            ServiceHelper.startService(kit.queues(), kit.retryWait());
+        }
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        for (Kit kit : kits) {
+            ServiceHelper.stopService(kit.queues(), kit.retryWait());
+            kit.tokens().stop();
+            kit.http().stop();
+            kit.threads().shutdown();
+            kit.connections().close();
+        }
+    }
+
+    @Override
+    public void setCamelContext(CamelContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public CamelContext getCamelContext() {
+        return context;
+    }
+
+    private record Kit(PartnerSettings settings, PartnerTokenProvider tokens, PartnerHttp http,
+                       PoolingHttpClientConnectionManager connections, ExecutorService threads, MatchQueues queues,
+                       RetryWait retryWait, DeliveryGauges gauges) {
+    }
+}
