@@ -3,6 +3,7 @@ package com.liveodds.push;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 
@@ -10,6 +11,7 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
 import org.apache.camel.StartupListener;
 import org.apache.camel.builder.TemplatedRouteBuilder;
+import org.apache.camel.model.Model;
 import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.support.service.ServiceHelper;
@@ -69,6 +71,12 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
     private RetryPolicy retryPolicy;
     private UpstreamLiveness upstream;
     private boolean routesAdded;
+    private String source = "file";
+
+    /** {@code liveodds.source}: a source with a route template ({@code liveodds-source-<source>}) gets a route per partner. */
+    public void setSource(String source) {
+        this.source = source.trim().toLowerCase(Locale.ROOT);
+    }
 
     public void setMeters(Meters meters) {
         this.meters = meters;
@@ -193,9 +201,6 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         beans.forEach((name, bean) -> registry.bind(name + s, bean));
         if (p.isSingle()) {
             registry.bind("liveoddsDeliveryHealthCheck", new DeliveryHealthCheck(queues));
-        } else if (kits.isEmpty()) {
-            // TODO(kafka per partner): the Kafka source still takes one LiveMatches
-            registry.bind("liveoddsLiveMatches", liveMatches);
         }
         deliveries.add(p.name(), queues, booking, partnerMeters);
         return new Kit(p, tokens, http, connections, threads, queues, retryWait, gauges);
@@ -221,11 +226,32 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
                         .parameter("baseUrl", p.baseUrl())
                         .add();
             }
+            addSourceRoute(p);
             kit.gauges().register(context);
             if (!p.isSingle()) {
                 LOG.info("Partner {}: pushing to {} as partner id {}, booking {}", p.name(), p.baseUrl(), p.id(), p.booking());
             }
         }
+    }
+
+    /**
+     * The active source's route of this partner, where the source reads per partner (routes/source-*.yaml with a
+     * template): it names its partner ({@code liveoddsPartner}), keeps its own position on the broker, and waits for
+     * liveoddsOptionalRoutes to start it. A list partner reads JMS through a shared durable subscription of its own on
+     * the upstream multicast address; the single partner reads the queue, as it always has.
+     */
+    private void addSourceRoute(PartnerSettings p) throws Exception {
+        String template = "liveodds-source-" + source;
+        if (context.getCamelContextExtension().getContextPlugin(Model.class).getRouteTemplateDefinition(template) == null) {
+            return;
+        }
+        TemplatedRouteBuilder.builder(context, template)
+                .routeId(template + p.suffix())
+                .parameter("suffix", p.suffix())
+                .parameter("partner", p.name())
+                .parameter("jmsDestinationType", p.isSingle() ? "queue" : "topic")
+                .parameter("jmsSubscribed", !p.isSingle())
+                .add();
     }
 
     @Override

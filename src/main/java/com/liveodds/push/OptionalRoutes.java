@@ -22,6 +22,7 @@ public class OptionalRoutes implements CamelContextAware, StartupListener {
     private String source = "file";
     private boolean sandbox;
     private boolean demo;
+    private LiveoddsPartners partners;
 
     public void setSource(String source) {
         this.source = source.trim().toLowerCase(Locale.ROOT);
@@ -29,6 +30,10 @@ public class OptionalRoutes implements CamelContextAware, StartupListener {
 
     public void setSandbox(boolean sandbox) {
         this.sandbox = sandbox;
+    }
+
+    public void setPartners(LiveoddsPartners partners) {
+        this.partners = partners;
     }
 
     public void setDemo(boolean demo) {
@@ -50,7 +55,10 @@ public class OptionalRoutes implements CamelContextAware, StartupListener {
         if (sandbox) {
             ids.addAll(SANDBOX_ROUTES);
         }
-        ids.add("liveodds-source-" + source);
+        // the source's one route, or its route of each partner (LiveoddsPartners adds them from the source's template)
+        String sourceRoute = "liveodds-source-" + source;
+        ids.add(sourceRoute);
+        partners.partners().stream().filter(p -> !p.isSingle()).forEach(p -> ids.add(sourceRoute + p.suffix()));
         if (demo) {
             ids.add(DEMO_ROUTE);
         }
@@ -67,9 +75,12 @@ public class OptionalRoutes implements CamelContextAware, StartupListener {
         startChosen(context);
     }
 
+    /** A route that is not there (a copy of this bean that camel-main makes early, before the partners' routes) is skipped. */
     private void startChosen(CamelContext context) throws Exception {
         for (String id : chosen()) {
-            context.getRouteController().startRoute(id);
+            if (context.getRoute(id) != null) {
+                context.getRouteController().startRoute(id);
+            }
         }
     }
 

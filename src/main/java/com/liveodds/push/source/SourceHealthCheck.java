@@ -1,5 +1,8 @@
 package com.liveodds.push.source;
 
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -32,13 +35,17 @@ public class SourceHealthCheck extends AbstractHealthCheck {
     @Override
     protected void doCall(HealthCheckResultBuilder builder, Map<String, Object> options) {
         builder.detail("source", source);
-        Optional<SourceMonitor> monitor = getCamelContext().getRegistry().findByType(SourceMonitor.class).stream()
-                .filter(m -> source.equals(m.source())).findFirst();
-        Optional<String> problem = monitor.flatMap(this::problem);
-        if (problem.isEmpty()) {
+        List<SourceMonitor> monitors = getCamelContext().getRegistry().findByType(SourceMonitor.class).stream()
+                .filter(m -> source.equals(m.source())).sorted(Comparator.comparing(SourceMonitor::routeId)).toList();
+        // with a route per partner, any partner's that cannot receive is named
+        List<String> problems = new ArrayList<>();
+        for (SourceMonitor monitor : monitors) {
+            problem(monitor).ifPresent(p -> problems.add(monitors.size() == 1 ? p : monitor.routeId() + ": " + p));
+        }
+        if (problems.isEmpty()) {
             builder.up();
         } else {
-            builder.message(source + " source cannot receive: " + problem.get()).down();
+            builder.message(source + " source cannot receive: " + String.join("; ", problems)).down();
         }
     }
 

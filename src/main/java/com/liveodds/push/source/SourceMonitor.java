@@ -4,16 +4,20 @@ import java.util.Optional;
 
 import org.apache.camel.CamelContext;
 
-/** Tells whether one kind of source can receive right now; the {@code source} readiness check asks the active one. */
+/**
+ * Tells whether one source route can receive right now; the {@code source} readiness check asks those of the active
+ * source (one per partner where the source is per partner).
+ */
 public interface SourceMonitor {
 
     /** The value of {@code liveodds.source} this monitor speaks for: {@code jms}, {@code kafka} ... */
     String source();
 
-    /** The route the source consumes with: {@code source-jms}, {@code source-kafka} ... (routes/source-*.yaml). */
-    default String routeId() {
-        return "liveodds-source-" + source();
-    }
+    /**
+     * The route the source consumes with: {@code liveodds-source-jms}, {@code liveodds-source-kafka} ...
+     * (routes/source-*.yaml), or one partner's of them ({@code liveodds-source-kafka-a}).
+     */
+    String routeId();
 
     /**
      * Asked only while the source's route is started.

@@ -16,6 +16,18 @@ import org.springframework.jms.listener.DefaultMessageListenerContainer;
  */
 public class JmsSourceMonitor implements SourceMonitor {
 
+    private final String routeId;
+
+    /** For the consumer of the route {@code routeId} (one partner's). */
+    public JmsSourceMonitor(String routeId) {
+        this.routeId = routeId;
+    }
+
+    @Override
+    public String routeId() {
+        return routeId;
+    }
+
     @Override
     public String source() {
         return "jms";

@@ -185,7 +185,7 @@ public class KafkaPartitions {
         return consumers;
     }
 
-    /** The look-back thread comes with the start: a copy of the bean that camel-main makes and never starts costs nothing. */
+    /** The look-back thread comes with the start of the source's component: partitions of no route cost nothing. */
     public synchronized void start() {
         if (lookBacks == null || lookBacks.isShutdown()) {
             lookBacks = Executors.newSingleThreadExecutor(r -> new Thread(r, "kafka-look-back"));
@@ -260,7 +260,7 @@ public class KafkaPartitions {
             if (offset != null && offset.offset() > 0) {
                 ExecutorService started = lookBacks;
                 if (started == null) {
-                    throw new IllegalStateException("liveoddsKafkaPartitions is not started");
+                    throw new IllegalStateException("the Kafka source's partitions are not started");
                 }
                 started.submit(() -> adoptLiveMatches(partition, offset.offset()));
             }

@@ -15,12 +15,17 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * The Kafka source's own component instance (bean {@code liveoddsKafka}, endpoints {@code liveoddsKafka:topic}): its
  * consumers hand their rebalances to {@link KafkaPartitions}. The host application's {@code kafka} component, its
  * settings and its consumers stay untouched, and the client factory is no bean another component could be given.
- * Named kafka for Camel (the annotation) so that it takes the kafka endpoint options.
+ * Named kafka for Camel (the annotation) so that it takes the kafka endpoint options. One per partner
+ * ({@link KafkaSource}); it starts and stops its partitions' look-back with itself, so a partner or source that is not
+ * in use holds no thread.
  */
 @Component("kafka")
 public class KafkaSourceComponent extends KafkaComponent {
 
+    private final KafkaPartitions partitions;
+
     public KafkaSourceComponent(KafkaPartitions partitions) {
+        this.partitions = partitions;
         setKafkaClientFactory(new DefaultKafkaClientFactory() {
             @Override
             public Consumer getConsumer(Properties kafkaProps) {
@@ -37,5 +42,17 @@ public class KafkaSourceComponent extends KafkaComponent {
                 };
             }
         });
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        partitions.start();
+        super.doStart();
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        super.doStop();
+        partitions.stop();
     }
 }

@@ -14,14 +14,22 @@ import org.apache.kafka.clients.consumer.Consumer;
 public class KafkaSourceMonitor implements SourceMonitor {
 
     private final KafkaPartitions partitions;
+    private final String routeId;
 
-    public KafkaSourceMonitor(KafkaPartitions partitions) {
+    /** For the partitions of one partner's group, read by the route {@code routeId}. */
+    public KafkaSourceMonitor(KafkaPartitions partitions, String routeId) {
         this.partitions = partitions;
+        this.routeId = routeId;
     }
 
     @Override
     public String source() {
         return "kafka";
+    }
+
+    @Override
+    public String routeId() {
+        return routeId;
     }
 
     @Override
