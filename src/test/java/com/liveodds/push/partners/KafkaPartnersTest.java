@@ -1,20 +1,23 @@
 package com.liveodds.push.partners;
 
+import static com.liveodds.push.partners.ThreePartners.BOOKED_BY_A;
+import static com.liveodds.push.partners.ThreePartners.BOOKED_BY_B;
+import static com.liveodds.push.partners.ThreePartners.BOOKED_BY_C;
+import static com.liveodds.push.partners.ThreePartners.assertDeliveredInOrder;
+import static com.liveodds.push.partners.ThreePartners.delivered;
+import static com.liveodds.push.partners.ThreePartners.sizeFor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import com.liveodds.push.source.kafka.KafkaPartitions;
@@ -38,8 +41,6 @@ class KafkaPartnersTest {
     private static final String TOPIC = "partners";
     private static final int PARTITIONS = 4;
     private static final String GROUP = "g-partners";
-    /** fight id → match id: 900 is booked by a and b, 901 by a, b and c, 902 by a and c. */
-    private static final Map<String, Long> MATCHES = Map.of("1", 900L, "2", 901L, "3", 902L);
 
     @Test
     void aPartnerThatIsDownKeepsItsBacklogOnTheBrokerWhileTheOthersGoOnAndCatchesUpInOrder() throws Exception {
@@ -51,37 +52,41 @@ class KafkaPartnersTest {
             kafka.createTopic(TOPIC, PARTITIONS);
             aliveEverySecond(alive, kafka);
             try (RunningService service = service(kafka, a, b, c, Files.createTempDirectory("kafka-partners")).start()) {
-                awaitOwned(service, PARTITIONS);
+                for (String partner : List.of("a", "b", "c")) {
+                    KafkaPartitions owned = partitions(service, partner);
+                    await().atMost(Duration.ofSeconds(60)).until(() -> owned.owned().size() == PARTITIONS);
+                }
                 c.failing(path -> true);
 
-                send(kafka, "first", 0, 20);
+                send(kafka, "first");
                 // the healthy partners get their booked messages while c answers 503 to everything
-                await().atMost(Duration.ofSeconds(30)).until(() -> delivered(a, "first").size() == 60
-                        && delivered(b, "first").size() == 40);
+                await().atMost(Duration.ofSeconds(30)).until(() -> delivered(a, "first").size() == sizeFor(BOOKED_BY_A)
+                        && delivered(b, "first").size() == sizeFor(BOOKED_BY_B));
                 assertThat(delivered(c, "first")).isEmpty();
-                // c's group commits nothing past c's first open record: its backlog is the group's lag on the broker
+                // c's group commits nothing past c's first open record: its backlog is the group's lag on the broker,
+                // while a's and b's groups commit all but the last alive of each partition
+                await().atMost(Duration.ofSeconds(20)).until(() -> lag(kafka, GROUP + "-a") <= PARTITIONS
+                        && lag(kafka, GROUP + "-b") <= PARTITIONS);
                 long cLag = lag(kafka, GROUP + "-c");
                 System.out.printf("KAFKA-PARTNERS: lag while c is down a=%d b=%d c=%d%n",
                         lag(kafka, GROUP + "-a"), lag(kafka, GROUP + "-b"), cLag);
-                assertThat(cLag).isGreaterThanOrEqualTo(40);
-                await().atMost(Duration.ofSeconds(20)).until(() -> lag(kafka, GROUP + "-a") <= PARTITIONS
-                        && lag(kafka, GROUP + "-b") <= PARTITIONS);
+                assertThat(cLag).isGreaterThanOrEqualTo(sizeFor(BOOKED_BY_C));
 
                 // for as long as c stays down, the others keep receiving
-                send(kafka, "second", 0, 20);
-                await().atMost(Duration.ofSeconds(30)).until(() -> delivered(a, "second").size() == 60
-                        && delivered(b, "second").size() == 40);
-                assertThat(lag(kafka, GROUP + "-c")).isGreaterThanOrEqualTo(80);
+                send(kafka, "second");
+                await().atMost(Duration.ofSeconds(30)).until(() -> delivered(a, "second").size() == sizeFor(BOOKED_BY_A)
+                        && delivered(b, "second").size() == sizeFor(BOOKED_BY_B));
+                assertThat(lag(kafka, GROUP + "-c")).isGreaterThanOrEqualTo(2L * sizeFor(BOOKED_BY_C));
 
                 c.failing(path -> false);
-                await().atMost(Duration.ofSeconds(60)).until(() -> delivered(c, "first").size() == 40
-                        && delivered(c, "second").size() == 40);
+                await().atMost(Duration.ofSeconds(60)).until(() -> delivered(c, "first").size() == sizeFor(BOOKED_BY_C)
+                        && delivered(c, "second").size() == sizeFor(BOOKED_BY_C));
                 await().atMost(Duration.ofSeconds(20)).until(() -> lag(kafka, GROUP + "-c") <= PARTITIONS);
 
                 // nothing lost, nothing unbooked, per match in upstream order, for each partner
-                assertDelivered(a, Set.of(900L, 901L, 902L));
-                assertDelivered(b, Set.of(900L, 901L));
-                assertDelivered(c, Set.of(901L, 902L));
+                assertDeliveredInOrder(a, BOOKED_BY_A);
+                assertDeliveredInOrder(b, BOOKED_BY_B);
+                assertDeliveredInOrder(c, BOOKED_BY_C);
                 assertThat(service.deadLetterCount()).isZero();
             } finally {
                 alive.shutdownNow();
@@ -109,12 +114,13 @@ class KafkaPartnersTest {
                     assertThat(ofFirst.owned()).doesNotContainAnyElementsOf(ofSecond.owned());
                 }
 
-                send(kafka, "scaled", 0, 20);
-                await().atMost(Duration.ofSeconds(60)).until(() -> delivered(a, "scaled").size() == 60
-                        && delivered(b, "scaled").size() == 40 && delivered(c, "scaled").size() == 40);
-                assertDelivered(a, Set.of(900L, 901L, 902L));
-                assertDelivered(b, Set.of(900L, 901L));
-                assertDelivered(c, Set.of(901L, 902L));
+                send(kafka, "scaled");
+                await().atMost(Duration.ofSeconds(60)).until(() -> delivered(a, "scaled").size() == sizeFor(BOOKED_BY_A)
+                        && delivered(b, "scaled").size() == sizeFor(BOOKED_BY_B)
+                        && delivered(c, "scaled").size() == sizeFor(BOOKED_BY_C));
+                assertDeliveredInOrder(a, BOOKED_BY_A);
+                assertDeliveredInOrder(b, BOOKED_BY_B);
+                assertDeliveredInOrder(c, BOOKED_BY_C);
             } finally {
                 alive.shutdownNow();
             }
@@ -123,25 +129,13 @@ class KafkaPartnersTest {
 
     private static RunningService.Builder service(EmbeddedKafka kafka, LoopbackPartner a, LoopbackPartner b,
                                                   LoopbackPartner c, Path work) throws Exception {
-        Files.createDirectories(work);
-        Path bookingB = Files.writeString(work.resolve("booking-b.txt"), "# b\nmatch:900\n901\n");
-        Path bookingC = Files.writeString(work.resolve("booking-c.txt"), "match:901\nmatch:902\n");
-        return RunningService.builder()
-                .partner("a", "101", a.baseUrl(), a.authUrl())
-                .partner("b", "202", b.baseUrl(), b.authUrl())
-                .partner("c", "303", c.baseUrl(), c.authUrl())
-                .set("liveodds.partners.b.booking", bookingB.toString())
-                .set("liveodds.partners.c.booking", bookingC.toString())
+        return ThreePartners.service(a, b, c, work)
                 .set("liveodds.source", "kafka")
                 .set("liveodds.source.kafka.brokers", kafka.bootstrap())
                 .set("liveodds.source.kafka.topic", TOPIC)
                 .set("liveodds.source.kafka.group", GROUP)
                 .set("liveodds.source.kafka.start", "earliest")
-                .set("liveodds.source.kafka.session-timeout", "6s")
-                // every message pushed (no snapshot supersedes another), retried quickly for as long as c is down
-                .set("liveodds.delivery.supersede", "false")
-                .set("liveodds.delivery.backoff.max", "500ms")
-                .work(work);
+                .set("liveodds.source.kafka.session-timeout", "6s");
     }
 
     private static void aliveEverySecond(ScheduledExecutorService alive, EmbeddedKafka kafka) {
@@ -155,54 +149,14 @@ class KafkaPartnersTest {
         }, 0, 1, TimeUnit.SECONDS);
     }
 
-    /** Rounds {@code from} until {@code to} of every fight, interleaved, ids {@code <batch>-<fight>-<seq>}. */
-    private static void send(EmbeddedKafka kafka, String batch, int from, int to) throws Exception {
-        for (int seq = from; seq < to; seq++) {
-            for (Map.Entry<String, Long> fight : new java.util.TreeMap<>(MATCHES).entrySet()) {
-                kafka.send(TOPIC, fight.getKey(), Messages.odds(batch + "-" + fight.getKey() + "-" + seq,
-                        Messages.external(fight.getKey(), fight.getValue())));
-            }
-        }
-    }
-
-    private static void awaitOwned(RunningService service, int partitions) {
-        for (String partner : List.of("a", "b", "c")) {
-            KafkaPartitions owned = partitions(service, partner);
-            await().atMost(Duration.ofSeconds(60)).until(() -> owned.owned().size() == partitions);
+    private static void send(EmbeddedKafka kafka, String batch) throws Exception {
+        for (ThreePartners.Upstream message : ThreePartners.batch(batch)) {
+            kafka.send(TOPIC, message.fight(), message.body());
         }
     }
 
     private static KafkaPartitions partitions(RunningService service, String partner) {
         return service.bean("liveoddsKafkaPartitions-" + partner, KafkaPartitions.class);
-    }
-
-    /** Distinct message ids of a batch the partner accepted (202). */
-    private static Set<String> delivered(LoopbackPartner partner, String batch) {
-        return partner.arrivals().stream().filter(r -> !r.isHeartbeat() && r.status() == 202)
-                .map(LoopbackPartner.Arrival::messageId).filter(id -> id.startsWith(batch + "-")).collect(Collectors.toSet());
-    }
-
-    /** Every booked match, and only those, with every message in upstream order (first arrivals; a repeat may follow). */
-    private static void assertDelivered(LoopbackPartner partner, Set<Long> booked) {
-        Map<String, List<String>> perMatch = new LinkedHashMap<>();
-        for (LoopbackPartner.Arrival arrival : partner.arrivals()) {
-            if (!arrival.isHeartbeat() && arrival.status() == 202) {
-                List<String> order = perMatch.computeIfAbsent(arrival.matchId(), k -> new ArrayList<>());
-                if (!order.contains(arrival.messageId())) {
-                    order.add(arrival.messageId());
-                }
-            }
-        }
-        assertThat(perMatch.keySet()).containsExactlyInAnyOrderElementsOf(booked.stream().map(m -> "match:" + m).toList());
-        perMatch.forEach((match, order) -> {
-            String fight = MATCHES.entrySet().stream().filter(e -> ("match:" + e.getValue()).equals(match)).findFirst().orElseThrow().getKey();
-            List<String> batches = order.stream().map(id -> id.substring(0, id.indexOf('-'))).distinct().toList();
-            List<String> expected = new ArrayList<>();
-            for (String batch : batches) {
-                IntStream.range(0, 20).forEach(seq -> expected.add(batch + "-" + fight + "-" + seq));
-            }
-            assertThat(order).as("order of %s", match).isEqualTo(expected);
-        });
     }
 
     /** What the group has not committed yet, over all partitions: end offsets minus committed offsets. */

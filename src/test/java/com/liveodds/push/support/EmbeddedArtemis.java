@@ -2,6 +2,7 @@ package com.liveodds.push.support;
 
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
+import jakarta.jms.Destination;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.MessageProducer;
@@ -52,10 +53,23 @@ public final class EmbeddedArtemis implements AutoCloseable {
 
     /** Sends in list order over one connection, with a few JMS headers and properties the partner must never see. */
     public void send(String queue, List<Outgoing> messages) throws JMSException {
+        send(messages, session -> session.createQueue(queue));
+    }
+
+    /** The same to a JMS topic: the multicast address, copied to each of its queues (one per partner, contract 16). */
+    public void publish(String topic, List<Outgoing> messages) throws JMSException {
+        send(messages, session -> session.createTopic(topic));
+    }
+
+    private interface To {
+        Destination of(Session session) throws JMSException;
+    }
+
+    private void send(List<Outgoing> messages, To to) throws JMSException {
         try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory(url());
              Connection connection = factory.createConnection();
              Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-             MessageProducer producer = session.createProducer(session.createQueue(queue))) {
+             MessageProducer producer = session.createProducer(to.of(session))) {
             for (Outgoing out : messages) {
                 Message message;
                 if (out.asBytes()) {
@@ -77,6 +91,12 @@ public final class EmbeddedArtemis implements AutoCloseable {
     /** The broker's view of a queue, null until it exists. */
     public Queue queue(String name) {
         return broker.getActiveMQServer().locateQueue(SimpleString.of(name));
+    }
+
+    /** The names of the queues bound to an address (a multicast address has one per subscription). */
+    public List<String> queuesOf(String address) throws Exception {
+        return broker.getActiveMQServer().bindingQuery(SimpleString.of(address)).getQueueNames().stream()
+                .map(SimpleString::toString).toList();
     }
 
     public void stop() throws Exception {

@@ -1,0 +1,92 @@
+package com.liveodds.push.partners;
+
+import static com.liveodds.push.partners.ThreePartners.BOOKED_BY_A;
+import static com.liveodds.push.partners.ThreePartners.BOOKED_BY_B;
+import static com.liveodds.push.partners.ThreePartners.BOOKED_BY_C;
+import static com.liveodds.push.partners.ThreePartners.assertDeliveredInOrder;
+import static com.liveodds.push.partners.ThreePartners.delivered;
+import static com.liveodds.push.partners.ThreePartners.sizeFor;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
+
+import com.liveodds.push.support.EmbeddedArtemis;
+import com.liveodds.push.support.EmbeddedArtemis.Outgoing;
+import com.liveodds.push.support.LoopbackPartner;
+import com.liveodds.push.support.RunningService;
+import org.apache.activemq.artemis.core.server.Queue;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The JMS source with three partners of different bookings (contract 16): the upstream is an Artemis multicast
+ * address with one queue per partner, so a partner that is down leaves its backlog in its own queue on the broker
+ * while the others keep receiving, and gets it, in per-match order, once it is back.
+ */
+class JmsPartnersTest {
+
+    private static final String ADDRESS = "liveodds.upstream";
+    private static final int CONSUMERS = 2;
+
+    @Test
+    void aPartnerThatIsDownKeepsItsBacklogInItsQueueWhileTheOthersGoOn() throws Exception {
+        try (EmbeddedArtemis broker = new EmbeddedArtemis().start();
+             LoopbackPartner a = new LoopbackPartner();
+             LoopbackPartner b = new LoopbackPartner();
+             LoopbackPartner c = new LoopbackPartner();
+             RunningService service = ThreePartners.service(a, b, c, Files.createTempDirectory("jms-partners"))
+                     .set("liveodds.source", "jms")
+                     .set("liveodds.source.jms.url", broker.url())
+                     .set("liveodds.source.jms.queue", ADDRESS)
+                     .set("liveodds.source.jms.consumers", Integer.toString(CONSUMERS))
+                     .set("liveodds.source.jms.recovery-interval", "500")
+                     .start()) {
+            // each partner's queue on the address, made by its subscription, read by its consumers
+            await().atMost(Duration.ofSeconds(30)).until(() -> List.of("a", "b", "c").stream()
+                    .allMatch(p -> queueOf(broker, p) != null && queueOf(broker, p).getConsumerCount() == CONSUMERS));
+            assertThat(broker.queuesOf(ADDRESS)).hasSize(3);
+            c.failing(path -> true);
+
+            publish(broker, "first");
+            await().atMost(Duration.ofSeconds(30)).until(() -> delivered(a, "first").size() == sizeFor(BOOKED_BY_A)
+                    && delivered(b, "first").size() == sizeFor(BOOKED_BY_B));
+            assertThat(delivered(c, "first")).isEmpty();
+            // c's booked messages wait unacknowledged in c's queue; what c did not book is acknowledged at once
+            await().atMost(Duration.ofSeconds(20)).until(() -> queueOf(broker, "c").getMessageCount() == sizeFor(BOOKED_BY_C)
+                    && queueOf(broker, "a").getMessageCount() == 0 && queueOf(broker, "b").getMessageCount() == 0);
+
+            // for as long as c stays down, the others keep receiving
+            publish(broker, "second");
+            await().atMost(Duration.ofSeconds(30)).until(() -> delivered(a, "second").size() == sizeFor(BOOKED_BY_A)
+                    && delivered(b, "second").size() == sizeFor(BOOKED_BY_B));
+            await().atMost(Duration.ofSeconds(20)).until(() -> queueOf(broker, "c").getMessageCount() == 2L * sizeFor(BOOKED_BY_C));
+            assertThat(queueOf(broker, "c").getMessagesKilled()).isZero();
+
+            c.failing(path -> false);
+            await().atMost(Duration.ofSeconds(60)).until(() -> delivered(c, "first").size() == sizeFor(BOOKED_BY_C)
+                    && delivered(c, "second").size() == sizeFor(BOOKED_BY_C));
+            await().atMost(Duration.ofSeconds(20)).until(() -> queueOf(broker, "c").getMessageCount() == 0);
+
+            // nothing lost, nothing unbooked, per match in upstream order, for each partner
+            assertDeliveredInOrder(a, BOOKED_BY_A);
+            assertDeliveredInOrder(b, BOOKED_BY_B);
+            assertDeliveredInOrder(c, BOOKED_BY_C);
+            assertThat(service.deadLetterCount()).isZero();
+        }
+    }
+
+    /** As producers must with several partners: to the topic (multicast), JMSXGroupID = fight id. */
+    private static void publish(EmbeddedArtemis broker, String batch) throws Exception {
+        broker.publish(ADDRESS, ThreePartners.batch(batch).stream().map(m -> Outgoing.text(m.fight(), m.body())).toList());
+    }
+
+    /**
+     * The queue of partner {@code name} on the address: its shared durable subscription {@code liveodds.upstream.<name>},
+     * which Artemis names with the subscription's dots escaped.
+     */
+    private static Queue queueOf(EmbeddedArtemis broker, String name) {
+        return broker.queue("liveodds\\.upstream\\." + name);
+    }
+}
