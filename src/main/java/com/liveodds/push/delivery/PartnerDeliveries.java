@@ -36,6 +36,17 @@ public class PartnerDeliveries extends AsyncProcessorSupport {
         partners.put(name, new Partner(name, queues, booking, meters));
     }
 
+    /**
+     * Whether the exchange reports for the upstream as a whole what concerns the message itself (a rejection): a source
+     * read per partner sees each message once per partner, and only its route of the first partner of
+     * {@code liveodds.partners} reports, so a rejected message is dead-lettered and counted once; a source shared by
+     * all partners always reports.
+     */
+    public boolean speaksForUpstream(Exchange exchange) {
+        String name = exchange.getVariable(PARTNER, String.class);
+        return name == null || partners.isEmpty() || partners.keySet().iterator().next().equals(name);
+    }
+
     @Override
     public boolean process(Exchange exchange, AsyncCallback callback) {
         Push push = exchange.getMessage().getBody(Push.class);
