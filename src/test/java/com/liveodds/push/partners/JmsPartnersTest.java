@@ -77,6 +77,12 @@ class JmsPartnersTest {
             assertDeliveredInOrder(c, BOOKED_BY_C);
             assertThat(service.deadLetterEntries()).singleElement()
                     .satisfies(letter -> assertThat(letter.path("kind").asText()).isEqualTo("rejected"));
+
+            // the broker gone: readiness names each partner's consumer that cannot receive
+            broker.stop();
+            await().atMost(Duration.ofSeconds(15)).until(() -> service.management("/observe/health").body()
+                    .contains("jms source cannot receive: liveodds-source-jms-a: broker unreachable"));
+            assertThat(service.management("/observe/health").body()).contains("; liveodds-source-jms-b: ", "; liveodds-source-jms-c: ");
         }
     }
 
