@@ -4,6 +4,7 @@ import static com.liveodds.push.partners.ThreePartners.BOOKED_BY_A;
 import static com.liveodds.push.partners.ThreePartners.BOOKED_BY_B;
 import static com.liveodds.push.partners.ThreePartners.BOOKED_BY_C;
 import static com.liveodds.push.partners.ThreePartners.assertDeliveredInOrder;
+import static com.liveodds.push.partners.ThreePartners.backlogInMemory;
 import static com.liveodds.push.partners.ThreePartners.delivered;
 import static com.liveodds.push.partners.ThreePartners.sizeFor;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -77,6 +78,8 @@ class KafkaPartnersTest {
                 await().atMost(Duration.ofSeconds(30)).until(() -> delivered(a, "second").size() == sizeFor(BOOKED_BY_A)
                         && delivered(b, "second").size() == sizeFor(BOOKED_BY_B));
                 assertThat(lag(kafka, GROUP + "-c")).isGreaterThanOrEqualTo(2L * sizeFor(BOOKED_BY_C));
+                // down for longer than its queues in memory can hold: what does not fit waits on the broker
+                assertThat(backlogInMemory(service, "c")).isLessThanOrEqualTo(ThreePartners.QUEUE_SIZE);
 
                 c.failing(path -> false);
                 await().atMost(Duration.ofSeconds(60)).until(() -> delivered(c, "first").size() == sizeFor(BOOKED_BY_C)

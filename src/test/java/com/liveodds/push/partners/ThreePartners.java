@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import com.liveodds.push.heartbeat.LiveMatches;
 import com.liveodds.push.support.LoopbackPartner;
 import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.RunningService;
@@ -30,6 +31,8 @@ final class ThreePartners {
     static final Set<Long> BOOKED_BY_B = Set.of(900L, 901L);
     static final Set<Long> BOOKED_BY_C = Set.of(901L, 902L);
     static final int ROUNDS = 20;
+    /** Fewer than a partner that is down gets of one batch: its source waits for room, and the rest on the broker. */
+    static final int QUEUE_SIZE = 10;
 
     /** One upstream message: its fight (Kafka key, JMSXGroupID) and body. */
     record Upstream(String fight, String body) {
@@ -38,7 +41,10 @@ final class ThreePartners {
     private ThreePartners() {
     }
 
-    /** The service with partners a, b and c; every message pushed (none superseded), retried quickly while one is down. */
+    /**
+     * The service with partners a, b and c; every message pushed (none superseded), retried quickly while one is down,
+     * and {@link #QUEUE_SIZE} pushes at most waiting in each partner's queues.
+     */
     static RunningService.Builder service(LoopbackPartner a, LoopbackPartner b, LoopbackPartner c, Path work) throws IOException {
         Files.createDirectories(work);
         Path bookingB = Files.writeString(work.resolve("booking-b.txt"), "# b\nmatch:900\n901\n");
@@ -51,6 +57,7 @@ final class ThreePartners {
                 .set("liveodds.partners.c.booking", bookingC.toString())
                 .set("liveodds.delivery.supersede", "false")
                 .set("liveodds.delivery.backoff.max", "500ms")
+                .set("liveodds.delivery.queue-size", Integer.toString(QUEUE_SIZE))
                 .work(work);
     }
 
@@ -69,6 +76,11 @@ final class ThreePartners {
     /** How many messages of a batch the partners booking these matches should get. */
     static int sizeFor(Set<Long> booked) {
         return booked.size() * ROUNDS;
+    }
+
+    /** Pushes waiting or in retry in the partner's queues: what its backlog holds in memory. */
+    static int backlogInMemory(RunningService service, String partner) {
+        return service.bean("liveoddsLiveMatches-" + partner, LiveMatches.class).backlog();
     }
 
     /** Distinct message ids of a batch the partner accepted (202). */
