@@ -47,8 +47,9 @@ import com.liveodds.push.token.PartnerTokenProvider;
  * partner of {@code liveodds.partner.*}) its own beans (TLS, camel-http component and connection pool, threads,
  * token, match queues, attempt and verdict, retry wait, live matches and heartbeats, booking) bound under its suffix
  * ({@code liveoddsDelivery-a}; none for the single partner), and its own routes made from the route templates of
- * routes/delivery.yaml and routes/heartbeat.yaml once the CamelContext has started. The routes are the templates; this
- * bean only says how many partners there are.
+ * routes/delivery.yaml and routes/heartbeat.yaml once the CamelContext has started, and from the active source's
+ * template where the source reads per partner (routes/source-kafka.yaml, routes/source-jms.yaml). The routes are the
+ * templates; this bean only says how many partners there are.
  */
 public class LiveoddsPartners extends ServiceSupport implements CamelContextAware, StartupListener {
 
