@@ -10,15 +10,18 @@ import static com.liveodds.push.partners.ThreePartners.sizeFor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import com.liveodds.push.source.kafka.KafkaPartitions;
@@ -30,13 +33,14 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
 
 /**
  * The Kafka source with three partners of different bookings (contract 16): one consumer group per partner, so a
  * partner that is down holds its backlog on the broker (its group's lag) while the others keep receiving, and catches
  * up in per-match order when it is back, a restart in between included; two instances in each partner's group share
- * the partitions.
+ * the partitions, and when one stops the other takes over each partner's heartbeats of the partitions it inherits.
  */
 class KafkaPartnersTest {
 
@@ -106,7 +110,7 @@ class KafkaPartnersTest {
     }
 
     @Test
-    void twoInstancesShareEachPartnersGroupAndEveryMessageReachesEveryPartnerThatBookedIt() throws Exception {
+    void twoInstancesShareEachPartnersGroupAndTheSurvivorTakesOverEachPartnersHeartbeats() throws Exception {
         ScheduledExecutorService alive = Executors.newSingleThreadScheduledExecutor();
         try (EmbeddedKafka kafka = new EmbeddedKafka().start();
              LoopbackPartner a = new LoopbackPartner();
@@ -132,6 +136,28 @@ class KafkaPartnersTest {
                 assertDeliveredInOrder(a, BOOKED_BY_A);
                 assertDeliveredInOrder(b, BOOKED_BY_B);
                 assertDeliveredInOrder(c, BOOKED_BY_C);
+
+                // the second instance stops: in each partner's group the first takes its partitions over, and with
+                // them the heartbeats of that partner's idle matches there, read back into that partner's live matches
+                Map<String, Set<TopicPartition>> ownedBySecond = new LinkedHashMap<>();
+                for (String partner : List.of("a", "b", "c")) {
+                    ownedBySecond.put(partner, partitions(second, partner).owned());
+                }
+                second.close();
+                // from here on, a heartbeat can only come from the first instance
+                long stopped = System.nanoTime();
+                for (String partner : List.of("a", "b", "c")) {
+                    KafkaPartitions ofFirst = partitions(first, partner);
+                    await().atMost(Duration.ofSeconds(30)).until(() -> ofFirst.owned().size() == PARTITIONS);
+                }
+                Map<LoopbackPartner, Set<Long>> moved = Map.of(a, movedMatches(BOOKED_BY_A, ownedBySecond.get("a")),
+                        b, movedMatches(BOOKED_BY_B, ownedBySecond.get("b")), c, movedMatches(BOOKED_BY_C, ownedBySecond.get("c")));
+                // fights on three partitions of four, half of the partitions on the second: at least one of a's moved
+                assertThat(moved.get(a)).isNotEmpty();
+                await().atMost(Duration.ofSeconds(30)).until(() -> moved.entrySet().stream().allMatch(e -> e.getValue().stream()
+                        .allMatch(match -> heartbeatsSince(e.getKey(), match, stopped) > 0)));
+                assertThat(heartbeatsSince(b, 902L, Long.MIN_VALUE)).isZero();
+                assertThat(heartbeatsSince(c, 900L, Long.MIN_VALUE)).isZero();
             } finally {
                 alive.shutdownNow();
             }
@@ -164,6 +190,19 @@ class KafkaPartnersTest {
         for (ThreePartners.Upstream message : ThreePartners.batch(batch)) {
             kafka.send(TOPIC, message.fight(), message.body());
         }
+    }
+
+    /** The booked matches whose fight's records go to the given partitions. */
+    private static Set<Long> movedMatches(Set<Long> booked, Set<TopicPartition> partitions) {
+        return ThreePartners.MATCHES.entrySet().stream().filter(e -> booked.contains(e.getValue()))
+                .filter(e -> partitions.contains(new TopicPartition(TOPIC,
+                        Utils.toPositive(Utils.murmur2(e.getKey().getBytes(StandardCharsets.UTF_8))) % PARTITIONS)))
+                .map(Map.Entry::getValue).collect(Collectors.toSet());
+    }
+
+    private static long heartbeatsSince(LoopbackPartner partner, long match, long nanos) {
+        return partner.arrivals().stream().filter(r -> r.isHeartbeat() && r.matchId().equals("match:" + match)
+                && r.atNanos() > nanos).count();
     }
 
     private static KafkaPartitions partitions(RunningService service, String partner) {

@@ -25,8 +25,8 @@ import com.liveodds.push.support.RunningService;
  */
 final class ThreePartners {
 
-    /** fight id → match id. */
-    static final Map<String, Long> MATCHES = new TreeMap<>(Map.of("1", 900L, "2", 901L, "3", 902L));
+    /** fight id → match id; the fights' records go to three different partitions of four (Kafka's default partitioner). */
+    static final Map<String, Long> MATCHES = new TreeMap<>(Map.of("2", 900L, "4", 901L, "5", 902L));
     static final Set<Long> BOOKED_BY_A = Set.of(900L, 901L, 902L);
     static final Set<Long> BOOKED_BY_B = Set.of(900L, 901L);
     static final Set<Long> BOOKED_BY_C = Set.of(901L, 902L);
