@@ -102,6 +102,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         for (PartnerSettings partner : partners) {
             kits.add(kit(partner, properties));
         }
+        deliveries.setCamelContext(context);
         context.getRegistry().bind("liveoddsDeliveries", deliveries);
         if (context.isStarted()) {
             begin();
@@ -197,7 +198,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
             // TODO(kafka per partner): the Kafka source still takes one LiveMatches
             registry.bind("liveoddsLiveMatches", liveMatches);
         }
-        deliveries.add(p.name(), queues, booking, partnerMeters);
+        deliveries.add(p.name(), queues, booking, health, partnerMeters);
         return new Kit(p, tokens, http, connections, threads, queues, retryWait, gauges);
     }
 

@@ -22,7 +22,12 @@ public record PartnerUnderCheck(String name, String id, String baseUrl, String a
     public static PartnerUnderCheck single(Function<String, String> lookup) {
         Map<String, String> derived = StartupSettings.derive(lookup);
         Function<String, String> effective = key -> derived.containsKey(key) ? derived.get(key) : lookup.apply(key);
-        return read("liveodds.partner", "", effective, lookup, Boolean.parseBoolean(derived.get("liveodds.sandbox.enabled")));
+        boolean sandbox = Boolean.parseBoolean(derived.get("liveodds.sandbox.enabled"));
+        if (sandbox && derived.containsKey("liveodds.partners")) {
+            // the embedded default's two sandbox partners: the check runs with the first one's credentials and id
+            return read("liveodds.partners." + StartupSettings.SANDBOX_PARTNERS.get(0).name(), "", effective, lookup, true);
+        }
+        return read("liveodds.partner", "", effective, lookup, sandbox);
     }
 
     /** Partner {@code name} of {@code liveodds.partners}; a name not listed there is a usage error. */
