@@ -1,0 +1,75 @@
+package com.liveodds.push.partners;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.liveodds.push.support.CapturedLogs;
+import com.liveodds.push.support.RunningService;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The embedded default (no partner setting at all, contract 16): the demo card goes to two sandbox partners with
+ * different bookings, and the log shows it: sandbox-a gets every match, sandbox-b only the one data/sandbox/booking-b.txt
+ * books. Each has its own fixtures token (the token file's stays the admin token and opens sandbox-a's listing).
+ */
+class EmbeddedSandboxPartnersTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String BOOKED_BY_B = "match:41234567";
+
+    @Test
+    void theDemoCardFansOutToTwoSandboxPartnersEachWithItsBooking() throws Exception {
+        Path work = Files.createTempDirectory("embedded-partners");
+        try (CapturedLogs logs = CapturedLogs.all();
+             RunningService service = RunningService.builder().work(work).set("liveodds.demo.period", "100ms")
+                     .set("camel.main.shutdown-timeout", "1").start()) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> received(logs, "sandbox-a").stream().anyMatch(m -> !m.contains(BOOKED_BY_B))
+                    && received(logs, "sandbox-b").stream().anyMatch(m -> m.contains(BOOKED_BY_B)));
+            assertThat(received(logs, "sandbox-b")).allMatch(m -> m.contains(BOOKED_BY_B));
+            assertThat(logs.messages()).anyMatch(m -> m.contains("partners sandbox-a (booking all) and sandbox-b (booking data/sandbox/booking-b.txt)"));
+
+            // the README's curl line: the token file opens partner 1's fixtures (sandbox-a), and is the admin token
+            Path tokenFile = work.resolve(".sandbox-token");
+            Path tokenFileB = work.resolve(".sandbox-token-b");
+            String tokenA = Files.readString(tokenFile);
+            String tokenB = Files.readString(tokenFileB);
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(tokenFileB))).isEqualTo("rw-------");
+            assertThat(logs.messages()).anyMatch(m -> m.contains("$(cat " + tokenFile + ")") && m.contains("/v1/liveodds/1/fixtures"))
+                    .anyMatch(m -> m.contains("$(cat " + tokenFileB + ")") && m.contains("/v1/liveodds/2/fixtures"))
+                    .noneMatch(m -> m.contains(tokenA) || m.contains(tokenB));
+            assertThat(service.request("GET", "/v1/liveodds/1/fixtures", "Bearer " + tokenA).statusCode()).isEqualTo(200);
+            assertThat(service.request("GET", "/admin/dead-letters", "Bearer " + tokenA).statusCode()).isEqualTo(200);
+            assertThat(service.request("GET", "/v1/liveodds/2/fixtures", "Bearer " + tokenA).statusCode()).isEqualTo(404);
+            assertThat(service.request("GET", "/v1/liveodds/1/fixtures", "Bearer " + tokenB).statusCode()).isEqualTo(404);
+            JsonNode forB = JSON.readTree(service.request("GET", "/v1/liveodds/2/fixtures", "Bearer " + tokenB).body());
+            for (JsonNode fixture : forB.path("fixtures")) {
+                assertThat(fixture.path("is_liveodds").asBoolean()).as(fixture.path("fixture").toString())
+                        .isEqualTo(fixture.path("fixture").path("id").asText().equals(BOOKED_BY_B));
+            }
+            assertThat(forB.path("fixtures").size()).isGreaterThan(1);
+        }
+    }
+
+    @Test
+    void aPartnerSettingTurnsTheSandboxPartnersOff() throws Exception {
+        try (RunningService service = RunningService.builder().partner("http://127.0.0.1:1/partner", "http://127.0.0.1:1/auth")
+                .set("camel.main.shutdown-timeout", "1").start()) {
+            assertThat(service.context().getRoute("liveodds-push")).isNotNull();
+            assertThat(service.context().getRoute("liveodds-push-sandbox-a")).isNull();
+            assertThat(service.context().getRouteController().getRouteStatus("liveodds-sandbox-token").isStarted()).isFalse();
+        }
+    }
+
+    /** The sandbox's log lines of what partner {@code name} accepted. */
+    private static List<String> received(CapturedLogs logs, String name) {
+        return logs.messages().stream().filter(m -> m.startsWith("sandbox partner " + name + " <- ")).toList();
+    }
+}
