@@ -78,8 +78,10 @@ public class LiveoddsSettings implements CamelContextAware {
         }
         context.addStartupListener(new HttpServerFallback());
         if (Boolean.parseBoolean(derived.get("liveodds.sandbox.enabled"))) {
-            announceSandbox(properties, Boolean.parseBoolean(derived.get(StartupSettings.TOKEN_GENERATED)));
-        } else {
+            announceSandbox(properties, derived.containsKey(PartnerSettings.LIST),
+                    Boolean.parseBoolean(derived.get(StartupSettings.TOKEN_GENERATED)));
+        } else if (!PartnerSettings.isList(key -> properties.resolveProperty(key).orElse(null))) {
+            // one partner; each partner of a list is announced by liveoddsPartners
             LOG.info("Pushing to partner {} as partner id {}", properties.resolveProperty("liveodds.partner.base-url").orElse("?"),
                     properties.resolveProperty("liveodds.partner.id").orElse("?"));
         }
@@ -98,9 +100,9 @@ public class LiveoddsSettings implements CamelContextAware {
         return defaults;
     }
 
-    private static void announceSandbox(PropertiesComponent properties, boolean tokenGenerated) {
+    /** @param twoPartners the embedded default's sandbox-a and sandbox-b (not partners the settings gave) */
+    private static void announceSandbox(PropertiesComponent properties, boolean twoPartners, boolean tokenGenerated) {
         String port = properties.resolveProperty("camel.server.port").orElse("8080");
-        boolean twoPartners = properties.resolveProperty(PartnerSettings.LIST).filter(StartupSettings::isSet).isPresent();
         LOG.info("No partner settings given: running the embedded partner sandbox and demo card on 127.0.0.1:{}{}", port,
                 twoPartners ? " with partners sandbox-a (booking all) and sandbox-b (booking " + StartupSettings.SANDBOX_B_BOOKING + ")" : "");
         if (!tokenGenerated) {

@@ -179,6 +179,17 @@ class CheckPartnerTest {
     }
 
     @Test
+    void withNoPartnerSettingItChecksTheFirstOfTheEmbeddedSandboxPartners() {
+        // the embedded default runs sandbox-a and sandbox-b (contract 16): the check takes sandbox-a, partner 1
+        PartnerUnderCheck sandbox = PartnerUnderCheck.single(key -> null);
+        assertThat(sandbox.sandbox()).isTrue();
+        assertThat(sandbox).hasToString("partner 1");
+        assertThat(sandbox.clientId()).isEqualTo(com.liveodds.push.settings.StartupSettings.SANDBOX_CLIENT_ID);
+        assertThat(sandbox.baseUrl()).isEqualTo("http://127.0.0.1:8080/sandbox");
+        assertThat(sandbox.audience()).isEqualTo("http://127.0.0.1:8080/sandbox");
+    }
+
+    @Test
     void usageErrorsExit2AndNeverEchoAnOptionsValue() {
         Map<String, String> none = Map.of();
         assertThat(check(none).status()).isEqualTo(2);

@@ -68,6 +68,23 @@ class EmbeddedSandboxPartnersTest {
         }
     }
 
+    @Test
+    void theSandboxAskedForWithAListOfPartnersStandsInForThoseWithTheirOwnCredentials() throws Exception {
+        String port = Integer.toString(RunningService.freePort());
+        String sandbox = "http://127.0.0.1:" + port + "/sandbox";
+        try (CapturedLogs logs = CapturedLogs.all();
+             RunningService service = RunningService.builder().set("camel.server.port", port)
+                     .partner("x", "70", sandbox, sandbox).partner("y", "71", sandbox, sandbox)
+                     .set("liveodds.sandbox.enabled", "true")
+                     .set("camel.main.shutdown-timeout", "1").start()) {
+            service.drop("x-1.json", com.liveodds.push.support.Messages.odds("asked-1", com.liveodds.push.support.Messages.external("1", 77)));
+            await().atMost(Duration.ofSeconds(15)).until(() -> received(logs, "x").size() >= 1 && received(logs, "y").size() >= 1);
+            assertThat(service.setting("liveodds.partner.id")).isNull();
+            assertThat(service.context().getPropertiesComponent().resolveProperty("liveodds.partner.id").orElse("")).isEmpty();
+            assertThat(logs.messages()).noneMatch(m -> m.contains("sandbox-b"));
+        }
+    }
+
     /** The sandbox's log lines of what partner {@code name} accepted. */
     private static List<String> received(CapturedLogs logs, String name) {
         return logs.messages().stream().filter(m -> m.startsWith("sandbox partner " + name + " <- ")).toList();
