@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * A caller that keeps no backlog (variable {@value #NO_BACKLOG}: the HTTP source, whose producer waits on its
  * connection) is never held by one partner: a partner that is down (readiness) or whose queues are full gets the push
  * dead-lettered for it at once ({@code direct:liveodds-dead-letter-at-once}), replayable to it, while the others
- * deliver it.
+ * deliver it; a push already queued for a partner that goes down is dead-lettered at its next failed attempt
+ * ({@link PushVerdict}) instead of retried for up to {@code liveodds.delivery.max-elapsed}.
  */
 public class PartnerDeliveries extends AsyncProcessorSupport implements CamelContextAware {
 
@@ -124,6 +125,7 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
                     callback.done(false);
                 }
             };
+            copy.setVariable(PushVerdict.DEAD_LETTER_WHEN_DOWN, noBacklog);
             if (!noBacklog) {
                 partner.queues.process(copy, settled);
             } else if (!partner.health.isUp()) {

@@ -93,11 +93,14 @@ class HttpSourcePartnersTest {
                      .set("liveodds.partner.down-after", "1s")
                      .set("liveodds.delivery.backoff.initial", "100ms")
                      .set("liveodds.delivery.backoff.max", "200ms")
-                     .set("liveodds.delivery.max-elapsed", "3s")
                      .start()) {
-            // b answers 503 to everything: the first message waits out b's retry budget, as with one partner
+            // b answers 503 to everything: the first message is retried until b is down (1 s of failures), not for the
+            // whole retry budget (10 minutes)
+            long firstStarted = System.nanoTime();
             JsonNode first = JSON.readTree(accepted(service, Messages.odds("down-1", Messages.external("1", 900))));
             assertThat(first.path("partners")).isEqualTo(JSON.readTree("{\"a\":\"delivered\",\"b\":\"dead_lettered\"}"));
+            assertThat(Duration.ofNanos(System.nanoTime() - firstStarted)).isLessThan(Duration.ofSeconds(10));
+            assertThat(ids(b)).hasSizeGreaterThan(1).allMatch("down-1"::equals);
             PartnerHealth healthOfB = service.bean("liveoddsPartnerHealth-b", PartnerHealth.class);
             await().atMost(Duration.ofSeconds(10)).until(() -> !healthOfB.isUp());
             assertThat(service.bean("liveoddsPartnerHealth-a", PartnerHealth.class).isUp()).isTrue();
@@ -127,6 +130,9 @@ class HttpSourcePartnersTest {
             });
             assertThat(letters).filteredOn(l -> !l.path("message_id").asText().equals("down-1"))
                     .allSatisfy(l -> assertThat(l.path("reason").asText()).contains("partner b is down"));
+            assertThat(letters).filteredOn(l -> l.path("message_id").asText().equals("down-1"))
+                    .allSatisfy(l -> assertThat(l.path("reason").asText()).isEqualTo(
+                            "HTTP 503; the partner is down (readiness) and the source keeps no backlog"));
         }
     }
 
