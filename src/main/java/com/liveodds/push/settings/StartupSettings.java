@@ -2,6 +2,7 @@ package com.liveodds.push.settings;
 
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,6 +45,8 @@ public final class StartupSettings {
     public static final String SANDBOX_PARTNER_ID = "1";
     public static final String SANDBOX_CLIENT_ID = "sandbox-client";
     public static final String SANDBOX_CLIENT_SECRET = "sandbox-secret";
+    /** sandbox-b's booking, under liveodds.home: a part of the demo card's matches. */
+    public static final String SANDBOX_B_BOOKING = "data/sandbox/booking-b.txt";
     /**
      * The embedded default's two partners (contract 16), so that a newcomer sees the fan-out and the booking at work:
      * sandbox-a books every match, sandbox-b only the matches of {@value #SANDBOX_B_BOOKING}. Both push to the
@@ -51,9 +54,7 @@ public final class StartupSettings {
      */
     public static final List<SandboxPartner> SANDBOX_PARTNERS = List.of(
             new SandboxPartner("sandbox-a", SANDBOX_PARTNER_ID, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, "all"),
-            new SandboxPartner("sandbox-b", "2", "sandbox-client-b", "sandbox-secret-b", null));
-    /** sandbox-b's booking, under liveodds.home: a part of the demo card's matches. */
-    public static final String SANDBOX_B_BOOKING = "data/sandbox/booking-b.txt";
+            new SandboxPartner("sandbox-b", "2", "sandbox-client-b", "sandbox-secret-b", SANDBOX_B_BOOKING));
     /** Derived: the sandbox generated the fixtures/admin token (written to liveodds.sandbox.token-file, never logged). */
     public static final String TOKEN_GENERATED = "liveodds.sandbox.token-generated";
     /**
@@ -155,7 +156,7 @@ public final class StartupSettings {
         String sandboxUrl = sandboxUrl(lookup);
         boolean generate = isStatic(lookup) && !isSet(lookup.apply("liveodds.fixtures.auth.tokens"));
         String givenTokens = lookup.apply("liveodds.fixtures.auth.tokens");
-        List<String> names = new java.util.ArrayList<>();
+        List<String> names = new ArrayList<>();
         for (SandboxPartner p : SANDBOX_PARTNERS) {
             names.add(p.name());
             String key = PartnerSettings.LIST + "." + p.name() + ".";
@@ -164,8 +165,8 @@ public final class StartupSettings {
             derived.put(key + "auth-url", sandboxUrl);
             derived.put(key + "client-id", p.clientId());
             derived.put(key + "client-secret", p.clientSecret());
-            derived.put(key + "booking", p.booking() != null ? p.booking()
-                    : Path.of(valueOr(lookup.apply("liveodds.home"), ".")).resolve(SANDBOX_B_BOOKING).toString());
+            derived.put(key + "booking", "all".equals(p.booking()) ? "all"
+                    : Path.of(valueOr(lookup.apply("liveodds.home"), ".")).resolve(p.booking()).toString());
             if (generate) {
                 derived.put(key + "fixtures-tokens", "sandbox-" + randomHex(12));
             } else if (p == SANDBOX_PARTNERS.get(0) && isSet(givenTokens)) {
@@ -254,7 +255,7 @@ public final class StartupSettings {
         return HexFormat.of().formatHex(b);
     }
 
-    /** One partner of the embedded default; a null booking is {@link #SANDBOX_B_BOOKING}. */
+    /** One partner of the embedded default; its booking is all or a file under liveodds.home. */
     public record SandboxPartner(String name, String id, String clientId, String clientSecret, String booking) {
     }
 

@@ -3,6 +3,10 @@ package com.liveodds.push.partners;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -23,6 +27,7 @@ import org.junit.jupiter.api.Test;
 class EmbeddedSandboxPartnersTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final String BOOKED_BY_B = "match:41234567";
 
     @Test
@@ -55,7 +60,30 @@ class EmbeddedSandboxPartnersTest {
                         .isEqualTo(fixture.path("fixture").path("id").asText().equals(BOOKED_BY_B));
             }
             assertThat(forB.path("fixtures").size()).isGreaterThan(1);
+
+            // the sandbox's token endpoint knows both clients; a token is good on its own partner's path only
+            assertThat(sandboxToken(service, "sandbox-client-b", "sandbox-secret").statusCode()).isEqualTo(401);
+            assertThat(sandboxToken(service, "sandbox-client", "sandbox-secret-b").statusCode()).isEqualTo(401);
+            String ofA = JSON.readTree(sandboxToken(service, "sandbox-client", "sandbox-secret").body()).path("access_token").asText();
+            String ofB = JSON.readTree(sandboxToken(service, "sandbox-client-b", "sandbox-secret-b").body()).path("access_token").asText();
+            assertThat(sandboxPush(service, ofA, "1").statusCode()).isEqualTo(202);
+            assertThat(sandboxPush(service, ofB, "2").statusCode()).isEqualTo(202);
+            assertThat(sandboxPush(service, ofA, "2").statusCode()).isEqualTo(404);
+            assertThat(sandboxPush(service, ofB, "1").statusCode()).isEqualTo(404);
         }
+    }
+
+    private static HttpResponse<String> sandboxToken(RunningService service, String clientId, String secret) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.serverPort() + "/sandbox/oauth/token"))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("grant_type=client_credentials&client_id=" + clientId
+                        + "&client_secret=" + secret + "&audience=x")).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static HttpResponse<String> sandboxPush(RunningService service, String token, String partnerId) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.serverPort() + "/sandbox/v1/liveodds/"
+                        + partnerId + "/match:1/heartbeat")).header("Authorization", "Bearer " + token)
+                .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     @Test
