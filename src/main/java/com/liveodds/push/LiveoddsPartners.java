@@ -198,7 +198,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
             // TODO(kafka per partner): the Kafka source still takes one LiveMatches
             registry.bind("liveoddsLiveMatches", liveMatches);
         }
-        deliveries.add(p.name(), queues, booking, health, partnerMeters);
+        deliveries.add(p.name(), queues, booking, health, verdict, partnerMeters);
         return new Kit(p, tokens, http, connections, threads, queues, retryWait, gauges);
     }
 

@@ -21,8 +21,6 @@ import org.apache.camel.ExchangePattern;
 import org.apache.camel.Producer;
 import org.apache.camel.support.AsyncProcessorConverterHelper;
 import org.apache.camel.support.AsyncProcessorSupport;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Hands an accepted push to the delivery of each partner that has its match booked (contract section 16). A source
@@ -46,15 +44,14 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
     /** Exchange variable, true: the caller keeps no backlog of its own (see above). */
     public static final String NO_BACKLOG = "liveoddsNoBacklog";
     static final String DEAD_LETTER_AT_ONCE = "direct:liveodds-dead-letter-at-once";
-    private static final Logger LOG = LoggerFactory.getLogger(PartnerDeliveries.class);
 
     private final Map<String, Partner> partners = new LinkedHashMap<>();
     private CamelContext context;
     private volatile AsyncProcessor deadLetterAtOnce;
 
     /** Adds a partner ({@code name} empty for the single partner of {@code liveodds.partner.*}). */
-    public void add(String name, MatchQueues queues, Booking booking, PartnerHealth health, Meters meters) {
-        partners.put(name, new Partner(name, queues, booking, health, meters));
+    public void add(String name, MatchQueues queues, Booking booking, PartnerHealth health, PushVerdict verdict, Meters meters) {
+        partners.put(name, new Partner(name, queues, booking, health, verdict, meters));
     }
 
     @Override
@@ -144,7 +141,7 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
         state.end(DeliveryState.Outcome.DEAD_LETTERED, reason);
         copy.setVariable(DeliveryState.VARIABLE, state);
         state.publish(copy);
-        LOG.warn("Dead-lettered {} for partner {} without an attempt: {}", state.getPush(), partner.name, reason);
+        partner.verdict.deadLetteredAtOnce(state.getPush(), reason);
         try {
             deadLetterAtOnce().process(copy, settled);
         } catch (RuntimeException e) {
@@ -183,10 +180,10 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
         return context;
     }
 
-    private record Partner(String name, MatchQueues queues, Booking booking, PartnerHealth health, Meters meters,
-                           Counter[] counter) {
-        Partner(String name, MatchQueues queues, Booking booking, PartnerHealth health, Meters meters) {
-            this(name, queues, booking, health, meters, new Counter[1]);
+    private record Partner(String name, MatchQueues queues, Booking booking, PartnerHealth health, PushVerdict verdict,
+                           Meters meters, Counter[] counter) {
+        Partner(String name, MatchQueues queues, Booking booking, PartnerHealth health, PushVerdict verdict, Meters meters) {
+            this(name, queues, booking, health, verdict, meters, new Counter[1]);
         }
 
         Counter notBooked() {

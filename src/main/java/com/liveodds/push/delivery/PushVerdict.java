@@ -136,6 +136,12 @@ public class PushVerdict implements Processor, CamelContextAware {
         state.publish(exchange);
     }
 
+    /** A push dead-lettered for this partner without an attempt (see {@link PartnerDeliveries}): counted and logged. */
+    void deadLetteredAtOnce(Push push, String reason) {
+        meters().deadLettered.increment();
+        LOG.error("Push {} dead-lettered without an attempt: {}", push, reason);
+    }
+
     private static String describe(PartnerAnswer answer) {
         return answer.status() > 0 ? "HTTP " + answer.status() : answer.error();
     }
