@@ -66,6 +66,7 @@ public class BearerAuthenticator implements CamelContextAware {
     private String tokensSetting = "liveodds.fixtures.auth.tokens";
     private String guards = "the fixtures API and the HTTP source";
 
+    private boolean inUse = true;
     private boolean boundToPartners;
     private String partnerClaim = "azp";
     private CamelContext context;
@@ -124,6 +125,11 @@ public class BearerAuthenticator implements CamelContextAware {
         this.clockSkew = clockSkew;
     }
 
+    /** False while nothing is served with this check (the HTTP source not chosen): no warning about missing tokens. */
+    public void setInUse(boolean inUse) {
+        this.inUse = inUse;
+    }
+
     /**
      * The tokens belong to the partners of the settings ({@code liveodds.partners.N.fixtures-tokens}, or
      * {@code liveodds.fixtures.auth.tokens} of the single partner) rather than to {@link #setTokens}.
@@ -179,14 +185,16 @@ public class BearerAuthenticator implements CamelContextAware {
     public boolean isNotForPartner(@Header("Authorization") String authorization, @Header("partnerId") String partnerId) {
         List<byte[]> own = partnerId == null ? null : partnerTokens.get(partnerId);
         String token = bearerToken(authorization);
-        if (own == null || token == null) {
+        if (token == null) {
             return true;
         }
+        // the token is checked whether or not the id is a partner's: the time taken tells no id from another
         if (!"jwt".equals(mode)) {
-            return !matches(own, token);
+            boolean ownToken = matches(own == null ? List.of() : own, token);
+            return own == null || !ownToken;
         }
         JWTClaimsSet claims = jwtClaims(token);
-        if (claims == null) {
+        if (own == null || claims == null) {
             return true;
         }
         if (!claimNamesPartner) {
@@ -230,8 +238,8 @@ public class BearerAuthenticator implements CamelContextAware {
     private void startStatic() {
         List<byte[]> hashes = hashes(tokens);
         staticTokenHashes = hashes;
-        if (hashes.isEmpty() && claimNamesPartner) {
-            return;  // each partner warned for itself
+        if (hashes.isEmpty() && (claimNamesPartner || !inUse)) {
+            return;  // each partner warned for itself, or nothing to warn about
         }
         if (hashes.isEmpty()) {
             LOG.warn("No bearer tokens configured ({}): every request to {} is refused with 401", tokensSetting, guards);

@@ -65,6 +65,8 @@ public final class StartupSettings {
     public static final String INGEST_MODE = "liveodds.source.http.auth.mode";
     public static final String INGEST_TOKENS = "liveodds.source.http.auth.tokens";
     public static final String INGEST_TOKENS_SETTING = "liveodds.source.http.auth.tokens-setting";
+    /** Derived: whether the HTTP source is the active source (its check warns about missing tokens only then). */
+    public static final String INGEST_IN_USE = "liveodds.source.http.auth.in-use";
 
     private StartupSettings() {
     }
@@ -202,6 +204,7 @@ public final class StartupSettings {
             derived.put(INGEST_TOKENS, valueOr(effective.apply("liveodds.fixtures.auth.tokens"), ""));
             derived.put(INGEST_TOKENS_SETTING, "liveodds.fixtures.auth.tokens");
         }
+        derived.put(INGEST_IN_USE, Boolean.toString("http".equals(source)));
     }
 
     private static String sandboxUrl(Function<String, String> lookup) {
