@@ -114,7 +114,11 @@ class HttpSourcePartnersTest {
                 assertThat(receipt.path("partners")).isEqualTo(JSON.readTree("{\"a\":\"delivered\",\"b\":\"dead_lettered\"}"));
                 assertThat(tookMillis).as("down-" + i).isLessThan(1000);
             }
-            assertThat(ids(a)).containsExactly("down-1", "down-2", "down-3", "down-4", "down-5", "down-6");
+            // a match b has not booked is nothing of b's, down or not
+            JsonNode notB = JSON.readTree(accepted(service, Messages.odds("not-b-1", Messages.external("2", 901))));
+            assertThat(notB.path("status").asText()).isEqualTo("delivered");
+            assertThat(notB.path("partners")).isEqualTo(JSON.readTree("{\"a\":\"delivered\",\"b\":\"not_booked\"}"));
+            assertThat(ids(a)).containsExactly("down-1", "down-2", "down-3", "down-4", "down-5", "down-6", "not-b-1");
             assertThat(ids(b)).allMatch("down-1"::equals);
 
             // nothing lost: every message b booked is in b's dead letters, for b, with its body, to replay to it
