@@ -102,7 +102,7 @@ public class PartnerSandbox implements CamelContextAware {
         Issued grant = token == null ? null : issued.get(token);
         if (grant == null || !Instant.now().isBefore(grant.expiry())) {
             unauthorized.incrementAndGet();
-            LOG.warn("sandbox partner <- {} {}: 401 ({} token)", type, LogSafe.escape(match), token == null ? "no" : grant == null ? "unknown" : "expired");
+            LOG.warn("sandbox partner <- {} {}: 401 ({} token)", LogSafe.escape(type), LogSafe.escape(match), token == null ? "no" : grant == null ? "unknown" : "expired");
             return new Answer(401, "{\"error\":\"invalid_token\"}");
         }
         PartnerSettings partner = grant.partner();
@@ -110,7 +110,7 @@ public class PartnerSandbox implements CamelContextAware {
             return new Answer(404, "{\"error\":\"unknown partner or match\"}");
         }
         accepted.incrementAndGet();
-        LOG.info("sandbox partner {} <- {} {} ({} bytes): 202", partner.label(), type, match, body == null ? 0 : body.length());
+        LOG.info("sandbox partner {} <- {} {} ({} bytes): 202", partner.label(), LogSafe.escape(type), match, body == null ? 0 : body.length());
         return new Answer(202, "{\"status\":\"accepted\"}");
     }
 
