@@ -30,8 +30,18 @@ public record PartnerUnderCheck(String name, String id, String baseUrl, String a
         return read("liveodds.partner", "", effective, lookup, sandbox);
     }
 
-    /** Partner {@code name} of {@code liveodds.partners}; a name not listed there is a usage error. */
-    public static PartnerUnderCheck ofPartners(String name, Function<String, String> lookup) {
+    /**
+     * Partner {@code name} of {@code liveodds.partners} (with no partner setting at all, of the embedded default's
+     * sandbox-a and sandbox-b); a name not listed there is a usage error.
+     */
+    public static PartnerUnderCheck ofPartners(String name, Function<String, String> given) {
+        boolean sandbox = false;
+        Function<String, String> lookup = given;
+        if (!StartupSettings.isSet(given.apply("liveodds.partners"))) {
+            Map<String, String> derived = StartupSettings.derive(given);
+            sandbox = derived.containsKey("liveodds.partners");
+            lookup = key -> derived.containsKey(key) ? derived.get(key) : given.apply(key);
+        }
         String listed = lookup.apply("liveodds.partners");
         boolean known = listed != null && Arrays.stream(listed.split(",")).map(String::trim).anyMatch(name::equals);
         if (!known) {
@@ -45,7 +55,7 @@ public record PartnerUnderCheck(String name, String id, String baseUrl, String a
                 throw new StartupSettings.MissingSettingException(own);
             }
         }
-        return read(prefix, name, lookup, lookup, false);
+        return read(prefix, name, lookup, lookup, sandbox);
     }
 
     private static PartnerUnderCheck read(String prefix, String name, Function<String, String> settings,

@@ -187,6 +187,11 @@ class CheckPartnerTest {
         assertThat(sandbox.clientId()).isEqualTo(com.liveodds.push.settings.StartupSettings.SANDBOX_CLIENT_ID);
         assertThat(sandbox.baseUrl()).isEqualTo("http://127.0.0.1:8080/sandbox");
         assertThat(sandbox.audience()).isEqualTo("http://127.0.0.1:8080/sandbox");
+
+        PartnerUnderCheck b = PartnerUnderCheck.ofPartners("sandbox-b", key -> null);
+        assertThat(b.sandbox()).isTrue();
+        assertThat(b).hasToString("partner sandbox-b (id 2)");
+        assertThat(b.clientId()).isEqualTo("sandbox-client-b");
     }
 
     @Test
