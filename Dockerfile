@@ -18,6 +18,7 @@ COPY application.properties ./
 COPY routes routes
 COPY data/fight-mapping.csv data/fixtures.json data/
 COPY data/demo data/demo
+COPY data/sandbox data/sandbox
 RUN mkdir -p data/inbox data/dead-letter && chown -R liveodds:liveodds /opt/liveodds
 USER liveodds
 # 8080: fixtures API (and the HTTP source); 9876: health and metrics

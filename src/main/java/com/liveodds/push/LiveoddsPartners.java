@@ -111,6 +111,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         for (PartnerSettings partner : partners) {
             kits.add(kit(partner, properties));
         }
+        deliveries.setCamelContext(context);
         context.getRegistry().bind("liveoddsDeliveries", deliveries);
         if (context.isStarted()) {
             begin();
@@ -203,7 +204,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         if (p.isSingle()) {
             registry.bind("liveoddsDeliveryHealthCheck", new DeliveryHealthCheck(queues));
         }
-        deliveries.add(p.name(), queues, booking, partnerMeters);
+        deliveries.add(p.name(), queues, booking, health, verdict, partnerMeters);
         return new Kit(p, tokens, http, connections, threads, queues, retryWait, gauges);
     }
 

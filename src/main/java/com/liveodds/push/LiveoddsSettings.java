@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.WeakHashMap;
 
 import com.liveodds.push.httpapi.HttpServerFallback;
+import com.liveodds.push.settings.PartnerSettings;
 import com.liveodds.push.settings.StartupSettings;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
@@ -77,8 +78,10 @@ public class LiveoddsSettings implements CamelContextAware {
         }
         context.addStartupListener(new HttpServerFallback());
         if (Boolean.parseBoolean(derived.get("liveodds.sandbox.enabled"))) {
-            announceSandbox(properties, Boolean.parseBoolean(derived.get(StartupSettings.TOKEN_GENERATED)));
-        } else {
+            announceSandbox(properties, derived.containsKey(PartnerSettings.LIST),
+                    Boolean.parseBoolean(derived.get(StartupSettings.TOKEN_GENERATED)));
+        } else if (!PartnerSettings.isList(key -> properties.resolveProperty(key).orElse(null))) {
+            // one partner; each partner of a list is announced by liveoddsPartners
             LOG.info("Pushing to partner {} as partner id {}", properties.resolveProperty("liveodds.partner.base-url").orElse("?"),
                     properties.resolveProperty("liveodds.partner.id").orElse("?"));
         }
@@ -97,21 +100,39 @@ public class LiveoddsSettings implements CamelContextAware {
         return defaults;
     }
 
-    private static void announceSandbox(PropertiesComponent properties, boolean tokenGenerated) {
+    /** @param twoPartners the embedded default's sandbox-a and sandbox-b (not partners the settings gave) */
+    private static void announceSandbox(PropertiesComponent properties, boolean twoPartners, boolean tokenGenerated) {
         String port = properties.resolveProperty("camel.server.port").orElse("8080");
-        LOG.info("No partner settings given: running the embedded partner sandbox and demo card on 127.0.0.1:{}", port);
+        LOG.info("No partner settings given: running the embedded partner sandbox and demo card on 127.0.0.1:{}{}", port,
+                twoPartners ? " with partners sandbox-a (booking all) and sandbox-b (booking " + StartupSettings.SANDBOX_B_BOOKING + ")" : "");
         if (!tokenGenerated) {
             return;
         }
-        // the token itself never goes to the log: it is written to a file only this user can read
+        // the tokens themselves never go to the log: each is written to a file only this user can read
         Path tokenFile = Path.of(properties.resolveProperty("liveodds.sandbox.token-file").orElseThrow());
-        try {
-            writeOwnerOnly(tokenFile, properties.resolveProperty("liveodds.fixtures.auth.tokens").orElseThrow());
-            LOG.info("Sandbox fixtures and admin token written to {}: curl -H \"Authorization: Bearer $(cat {})\" "
-                    + "http://127.0.0.1:{}/v1/liveodds/{}/fixtures", tokenFile, tokenFile, port,
+        if (!twoPartners) {
+            writeToken(tokenFile, properties.resolveProperty("liveodds.fixtures.auth.tokens").orElseThrow(),
+                    "Sandbox fixtures and admin token", port,
                     properties.resolveProperty("liveodds.partner.id").orElse(StartupSettings.SANDBOX_PARTNER_ID));
+            return;
+        }
+        // sandbox-a's token is the one of liveodds.sandbox.token-file (and the admin token); sandbox-b's goes beside it
+        for (StartupSettings.SandboxPartner partner : StartupSettings.SANDBOX_PARTNERS) {
+            boolean first = partner == StartupSettings.SANDBOX_PARTNERS.get(0);
+            Path file = first ? tokenFile : tokenFile.resolveSibling(tokenFile.getFileName() + "-" + partner.name().substring("sandbox-".length()));
+            writeToken(file, properties.resolveProperty(PartnerSettings.LIST + "." + partner.name() + ".fixtures-tokens").orElseThrow(),
+                    first ? "Sandbox fixtures and admin token of partner " + partner.name()
+                            : "Sandbox fixtures token of partner " + partner.name(), port, partner.id());
+        }
+    }
+
+    private static void writeToken(Path file, String token, String what, String port, String partnerId) {
+        try {
+            writeOwnerOnly(file, token);
+            LOG.info("{} written to {}: curl -H \"Authorization: Bearer $(cat {})\" http://127.0.0.1:{}/v1/liveodds/{}/fixtures",
+                    what, file, file, port, partnerId);
         } catch (IOException e) {
-            LOG.warn("Cannot write the sandbox token to {}: {}", tokenFile, e.getMessage());
+            LOG.warn("Cannot write the sandbox token to {}: {}", file, e.getMessage());
         }
     }
 

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  *   token       reads partner
  *   partner     reads only the bottom
  *   ops         logs, meters, masking: reads only settings             settings: reads nothing of the bundle
- *   httpapi, auth, fixtures, sandbox, demo: small leaves beside the bottom
+ *   httpapi, auth, sandbox, demo: small leaves beside the bottom     fixtures: reads partner (the bookings)
  * </pre>
  *
  * Delivery's progress of a push, {@code delivery.DeliveryState}, is read by delivery alone. Read from the sources'
@@ -66,7 +66,7 @@ class PackageDirectionTest {
             Map.entry("deadletter", Set.of("ingest", "delivery")),
             Map.entry("source", Set.of("source", "deadletter", "ingest", "delivery", "heartbeat", "auth", "httpapi")),
             Map.entry("check", Set.of("token", "partner")),
-            Map.entry("fixtures", Set.of("httpapi")),
+            Map.entry("fixtures", Set.of("httpapi", "partner")),
             Map.entry("sandbox", Set.of()),
             Map.entry("demo", Set.of()),
             Map.entry("status", Set.of("*")),

@@ -10,9 +10,13 @@ import java.text.ParseException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+
+import com.liveodds.push.settings.PartnerSettings;
 
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JOSEObjectType;
@@ -29,16 +33,22 @@ import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.proc.ConfigurableJWTProcessor;
 import com.nimbusds.jwt.proc.DefaultJWTClaimsVerifier;
 import com.nimbusds.jwt.proc.DefaultJWTProcessor;
+import org.apache.camel.CamelContext;
+import org.apache.camel.CamelContextAware;
+import org.apache.camel.Header;
+import org.apache.camel.spi.PropertiesComponent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Decides whether an {@code Authorization} header carries an acceptable bearer token, for the fixtures API and the
- * HTTP source. {@code static}: one of the configured tokens; {@code jwt}: a JWT signed by a key of the JWKS URL,
- * unexpired ({@code exp} required), from the configured issuer and for the configured audience.
- * Neither the configured nor the presented tokens are ever logged.
+ * Decides whether an {@code Authorization} header carries an acceptable bearer token, for the fixtures API, the
+ * HTTP source and the operator endpoints. {@code static}: one of the configured tokens; {@code jwt}: a JWT signed by a
+ * key of the JWKS URL, unexpired ({@code exp} required), from the configured issuer and for the configured audience.
+ * Bound to partners (the fixtures API, contract 16), a token also belongs to one partner: static, it is one of that
+ * partner's fixtures tokens; jwt, with several partners, its partner claim ({@code azp} by default) is that partner's
+ * id. Neither the configured nor the presented tokens are ever logged.
  */
-public class BearerAuthenticator {
+public class BearerAuthenticator implements CamelContextAware {
 
     private static final Logger LOG = LoggerFactory.getLogger(BearerAuthenticator.class);
     private static final String SCHEME = "bearer ";
@@ -56,7 +66,16 @@ public class BearerAuthenticator {
     private String tokensSetting = "liveodds.fixtures.auth.tokens";
     private String guards = "the fixtures API and the HTTP source";
 
+    private boolean inUse = true;
+    private boolean boundToPartners;
+    private String partnerClaim = "azp";
+    private CamelContext context;
+
     private volatile List<byte[]> staticTokenHashes = List.of();
+    /** Bound to partners: partner id → the hashes of its static tokens (none in jwt mode). */
+    private volatile Map<String, List<byte[]>> partnerTokens = Map.of();
+    /** Bound to several partners in jwt mode: the partner claim names the partner. */
+    private volatile boolean claimNamesPartner;
     private volatile ConfigurableJWTProcessor<SecurityContext> jwtProcessor;
 
     /** {@code static} or {@code jwt}. */
@@ -106,8 +125,39 @@ public class BearerAuthenticator {
         this.clockSkew = clockSkew;
     }
 
+    /** False while nothing is served with this check (the HTTP source not chosen): no warning about missing tokens. */
+    public void setInUse(boolean inUse) {
+        this.inUse = inUse;
+    }
+
+    /**
+     * The tokens belong to the partners of the settings ({@code liveodds.partners.N.fixtures-tokens}, or
+     * {@code liveodds.fixtures.auth.tokens} of the single partner) rather than to {@link #setTokens}.
+     */
+    public void setBoundToPartners(boolean boundToPartners) {
+        this.boundToPartners = boundToPartners;
+    }
+
+    /** jwt mode with several partners: the claim that holds the partner id ({@code azp} by default). */
+    public void setPartnerClaim(String partnerClaim) {
+        this.partnerClaim = partnerClaim == null || partnerClaim.isBlank() ? "azp" : partnerClaim.trim();
+    }
+
+    @Override
+    public void setCamelContext(CamelContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public CamelContext getCamelContext() {
+        return context;
+    }
+
     /** Checks the settings of the chosen mode; a mode that cannot work stops start-up with the key to set. */
     public void start() {
+        if (boundToPartners) {
+            bindPartners();
+        }
         switch (mode) {
             case "static" -> startStatic();
             case "jwt" -> startJwt();
@@ -128,15 +178,69 @@ public class BearerAuthenticator {
         return !isAuthorized(authorization);
     }
 
+    /**
+     * Bound to partners: whether the token, valid or not, is not one of partner {@code partnerId}'s (an id that is no
+     * partner's included), so that another partner's path answers exactly as an unknown one.
+     */
+    public boolean isNotForPartner(@Header("Authorization") String authorization, @Header("partnerId") String partnerId) {
+        List<byte[]> own = partnerId == null ? null : partnerTokens.get(partnerId);
+        String token = bearerToken(authorization);
+        if (token == null) {
+            return true;
+        }
+        // the token is checked whether or not the id is a partner's: the time taken tells no id from another
+        if (!"jwt".equals(mode)) {
+            boolean ownToken = matches(own == null ? List.of() : own, token);
+            return own == null || !ownToken;
+        }
+        JWTClaimsSet claims = jwtClaims(token);
+        if (own == null || claims == null) {
+            return true;
+        }
+        if (!claimNamesPartner) {
+            return false;
+        }
+        try {
+            return !partnerId.equals(claims.getStringClaim(partnerClaim));
+        } catch (ParseException notAString) {
+            return true;
+        }
+    }
+
+    private void bindPartners() {
+        PropertiesComponent properties = context.getPropertiesComponent();
+        List<PartnerSettings> partners = PartnerSettings.all(key -> properties.resolveProperty(key).orElse(null));
+        Map<String, List<byte[]>> byId = new LinkedHashMap<>();
+        StringBuilder all = new StringBuilder();
+        for (PartnerSettings partner : partners) {
+            byId.put(partner.id(), hashes(partner.fixturesTokens()));
+            all.append(partner.fixturesTokens()).append(',');
+            if (!partner.isSingle() && "static".equals(mode) && byId.get(partner.id()).isEmpty()) {
+                LOG.warn("No bearer tokens configured ({}): every request to the fixtures of partner {} is refused with 401",
+                        partner.key("fixtures-tokens"), partner.name());
+            }
+        }
+        partnerTokens = Map.copyOf(byId);
+        claimNamesPartner = !partners.get(0).isSingle();
+        tokens = all.toString();
+    }
+
     /** True when a check may wait on the network (a JWKS download): callers on an event loop run it elsewhere. */
     public boolean mayBlock() {
         return "jwt".equals(mode);
     }
 
-    private void startStatic() {
-        List<byte[]> hashes = Arrays.stream(tokens == null ? new String[0] : tokens.split(","))
+    private static List<byte[]> hashes(String tokens) {
+        return Arrays.stream(tokens == null ? new String[0] : tokens.split(","))
                 .map(String::trim).filter(t -> !t.isEmpty()).map(BearerAuthenticator::sha256).toList();
+    }
+
+    private void startStatic() {
+        List<byte[]> hashes = hashes(tokens);
         staticTokenHashes = hashes;
+        if (hashes.isEmpty() && (claimNamesPartner || !inUse)) {
+            return;  // each partner warned for itself, or nothing to warn about
+        }
         if (hashes.isEmpty()) {
             LOG.warn("No bearer tokens configured ({}): every request to {} is refused with 401", tokensSetting, guards);
         } else {
@@ -188,32 +292,40 @@ public class BearerAuthenticator {
     }
 
     private boolean validJwt(String token) {
+        return jwtClaims(token) != null;
+    }
+
+    /** The claims of a valid JWT, or null. */
+    private JWTClaimsSet jwtClaims(String token) {
         ConfigurableJWTProcessor<SecurityContext> processor = jwtProcessor;
         if (processor == null) {
-            return false;
+            return null;
         }
         try {
-            processor.process(token, null);
-            return true;
+            return processor.process(token, null);
         } catch (ParseException e) {
             // the parser's message can quote a piece of what it was given: say only that it was no JWT
             LOG.debug("Bearer token refused: not a signed JWT");
-            return false;
+            return null;
         } catch (BadJOSEException e) {
             // the failed rule only (expired, audience, issuer, signature), never the token
             LOG.debug("Bearer JWT refused: {}", e.getMessage());
-            return false;
+            return null;
         } catch (JOSEException e) {
             LOG.warn("Bearer JWT could not be checked (JWKS unavailable?): {}", e.getMessage());
-            return false;
+            return null;
         }
     }
 
     private boolean knownStaticToken(String token) {
+        return matches(staticTokenHashes, token);
+    }
+
+    private static boolean matches(List<byte[]> hashes, String token) {
         byte[] presented = sha256(token);
         boolean match = false;
         // every configured token is compared, so the time taken tells nothing about which one came close
-        for (byte[] accepted : staticTokenHashes) {
+        for (byte[] accepted : hashes) {
             match |= MessageDigest.isEqual(accepted, presented);
         }
         return match;

@@ -22,11 +22,26 @@ public record PartnerUnderCheck(String name, String id, String baseUrl, String a
     public static PartnerUnderCheck single(Function<String, String> lookup) {
         Map<String, String> derived = StartupSettings.derive(lookup);
         Function<String, String> effective = key -> derived.containsKey(key) ? derived.get(key) : lookup.apply(key);
-        return read("liveodds.partner", "", effective, lookup, Boolean.parseBoolean(derived.get("liveodds.sandbox.enabled")));
+        boolean sandbox = Boolean.parseBoolean(derived.get("liveodds.sandbox.enabled"));
+        if (sandbox && derived.containsKey("liveodds.partners")) {
+            // the embedded default's two sandbox partners: the check runs with the first one's credentials and id
+            return read("liveodds.partners." + StartupSettings.SANDBOX_PARTNERS.get(0).name(), "", effective, lookup, true);
+        }
+        return read("liveodds.partner", "", effective, lookup, sandbox);
     }
 
-    /** Partner {@code name} of {@code liveodds.partners}; a name not listed there is a usage error. */
-    public static PartnerUnderCheck ofPartners(String name, Function<String, String> lookup) {
+    /**
+     * Partner {@code name} of {@code liveodds.partners} (with no partner setting at all, of the embedded default's
+     * sandbox-a and sandbox-b); a name not listed there is a usage error.
+     */
+    public static PartnerUnderCheck ofPartners(String name, Function<String, String> given) {
+        boolean sandbox = false;
+        Function<String, String> lookup = given;
+        if (!StartupSettings.isSet(given.apply("liveodds.partners"))) {
+            Map<String, String> derived = StartupSettings.derive(given);
+            sandbox = derived.containsKey("liveodds.partners");
+            lookup = key -> derived.containsKey(key) ? derived.get(key) : given.apply(key);
+        }
         String listed = lookup.apply("liveodds.partners");
         boolean known = listed != null && Arrays.stream(listed.split(",")).map(String::trim).anyMatch(name::equals);
         if (!known) {
@@ -40,7 +55,7 @@ public record PartnerUnderCheck(String name, String id, String baseUrl, String a
                 throw new StartupSettings.MissingSettingException(own);
             }
         }
-        return read(prefix, name, lookup, lookup, false);
+        return read(prefix, name, lookup, lookup, sandbox);
     }
 
     private static PartnerUnderCheck read(String prefix, String name, Function<String, String> settings,

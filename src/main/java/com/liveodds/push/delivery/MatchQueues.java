@@ -134,6 +134,25 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
         return true;
     }
 
+    /**
+     * As {@link #process} for an InOut caller that must not wait for this partner (the HTTP source with several
+     * partners): false, and the push not taken, when every place of the queues is taken; the callback is called once
+     * the push ends otherwise.
+     */
+    boolean offer(Exchange exchange, AsyncCallback callback) {
+        Push push = exchange.getMessage().getBody(Push.class);
+        boolean snapshot = supersede && isSnapshot(push);
+        if (snapshot) {
+            supersedeEarlier(push);
+        }
+        if (!room.tryAcquire()) {
+            return false;
+        }
+        liveMatches.enqueued(push.matchId());
+        enqueue(new Entry(push, exchange, callback), snapshot);
+        return true;
+    }
+
     private void awaitRoom() {
         try {
             while (!room.tryAcquire(100, TimeUnit.MILLISECONDS)) {

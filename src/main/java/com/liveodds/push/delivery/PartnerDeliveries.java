@@ -1,5 +1,6 @@
 package com.liveodds.push.delivery;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,10 +10,16 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import com.liveodds.push.ops.Meters;
 import com.liveodds.push.partner.Booking;
+import com.liveodds.push.partner.PartnerHealth;
 import io.micrometer.core.instrument.Counter;
 import org.apache.camel.AsyncCallback;
+import org.apache.camel.AsyncProcessor;
+import org.apache.camel.CamelContext;
+import org.apache.camel.CamelContextAware;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangePattern;
+import org.apache.camel.Producer;
+import org.apache.camel.support.AsyncProcessorConverterHelper;
 import org.apache.camel.support.AsyncProcessorSupport;
 
 /**
@@ -21,19 +28,30 @@ import org.apache.camel.support.AsyncProcessorSupport;
  * variable {@value #PARTNER}: the push goes to that partner's queues only. A source shared by all partners (the HTTP
  * source, a replay of a rejected message) names none: each booked partner gets the push, and the caller gets its
  * exchange back once every one of them has delivered, superseded or dead-lettered it (failed, so that the source keeps
- * it, if any partner handed it back). A push for no booked partner ends at once, counted as not booked
- * ({@code liveodds_messages_not_booked_total}).
+ * it, if any partner handed it back), with each partner's outcome in {@link PushOutcome#BY_PARTNER}. A push for no
+ * booked partner ends at once, counted as not booked ({@code liveodds_messages_not_booked_total}).
+ * <p>
+ * A caller that keeps no backlog (variable {@value #NO_BACKLOG}: the HTTP source, whose producer waits on its
+ * connection) is never held by one partner: a partner that is down (readiness) or whose queues are full gets the push
+ * dead-lettered for it at once ({@code direct:liveodds-dead-letter-at-once}), replayable to it, while the others
+ * deliver it; a push already queued for a partner that goes down is dead-lettered at its next failed attempt
+ * ({@link PushVerdict}) instead of retried for up to {@code liveodds.delivery.max-elapsed}.
  */
-public class PartnerDeliveries extends AsyncProcessorSupport {
+public class PartnerDeliveries extends AsyncProcessorSupport implements CamelContextAware {
 
     /** Exchange variable: the name of the partner a per-partner source delivers to. */
     public static final String PARTNER = "liveoddsPartner";
+    /** Exchange variable, true: the caller keeps no backlog of its own (see above). */
+    public static final String NO_BACKLOG = "liveoddsNoBacklog";
+    static final String DEAD_LETTER_AT_ONCE = "direct:liveodds-dead-letter-at-once";
 
     private final Map<String, Partner> partners = new LinkedHashMap<>();
+    private CamelContext context;
+    private volatile AsyncProcessor deadLetterAtOnce;
 
     /** Adds a partner ({@code name} empty for the single partner of {@code liveodds.partner.*}). */
-    public void add(String name, MatchQueues queues, Booking booking, Meters meters) {
-        partners.put(name, new Partner(name, queues, booking, meters));
+    public void add(String name, MatchQueues queues, Booking booking, PartnerHealth health, PushVerdict verdict, Meters meters) {
+        partners.put(name, new Partner(name, queues, booking, health, verdict, meters));
     }
 
     /**
@@ -75,27 +93,38 @@ public class PartnerDeliveries extends AsyncProcessorSupport {
 
     /** Every booked partner gets a copy; the caller waits for all of them (the HTTP source and replay wait anyway). */
     private boolean fanOut(Exchange exchange, Push push, AsyncCallback callback) {
+        Map<String, PushOutcome> outcomes = new LinkedHashMap<>();
         List<Partner> booked = new ArrayList<>();
         for (Partner partner : partners.values()) {
             if (partner.booking.isBooked(push.matchId())) {
                 booked.add(partner);
+                outcomes.put(partner.name, null);
             } else {
                 partner.notBooked().increment();
+                outcomes.put(partner.name, ended(push, DeliveryState.Outcome.NOT_BOOKED, DeliveryState.NOT_BOOKED_REASON));
             }
         }
+        exchange.setVariable(PushOutcome.BY_PARTNER, outcomes);
         if (booked.isEmpty()) {
             callback.done(true);
             return true;
         }
+        boolean noBacklog = Boolean.TRUE.equals(exchange.getVariable(NO_BACKLOG, Boolean.class));
         AtomicInteger left = new AtomicInteger(booked.size());
         AtomicReference<Throwable> handedBack = new AtomicReference<>();
         for (Partner partner : booked) {
             Exchange copy = exchange.copy();
             copy.setPattern(ExchangePattern.InOut);
             copy.setVariable(PARTNER, partner.name);
-            partner.queues.process(copy, doneSync -> {
+            copy.removeVariable(PushOutcome.BY_PARTNER);
+            AsyncCallback settled = doneSync -> {
                 if (copy.getException() != null) {
                     handedBack.compareAndSet(null, copy.getException());
+                }
+                PushOutcome outcome = PushOutcome.of(copy);
+                synchronized (outcomes) {
+                    outcomes.put(partner.name, outcome != null ? outcome
+                            : ended(push, DeliveryState.Outcome.HANDED_BACK, "handed back to its source"));
                 }
                 if (left.decrementAndGet() == 0) {
                     if (handedBack.get() != null) {
@@ -103,14 +132,69 @@ public class PartnerDeliveries extends AsyncProcessorSupport {
                     }
                     callback.done(false);
                 }
-            });
+            };
+            copy.setVariable(PushVerdict.DEAD_LETTER_WHEN_DOWN, noBacklog);
+            if (!noBacklog) {
+                partner.queues.process(copy, settled);
+            } else if (!partner.health.isUp()) {
+                deadLetterAtOnce(copy, partner, "partner " + partner.name + " is down (readiness) and the source keeps no backlog", settled);
+            } else if (!partner.queues.offer(copy, settled)) {
+                deadLetterAtOnce(copy, partner, "the delivery queues of partner " + partner.name
+                        + " are full (liveodds.delivery.queue-size) and the source keeps no backlog", settled);
+            }
         }
         return false;
     }
 
-    private record Partner(String name, MatchQueues queues, Booking booking, Meters meters, Counter[] counter) {
-        Partner(String name, MatchQueues queues, Booking booking, Meters meters) {
-            this(name, queues, booking, meters, new Counter[1]);
+    /** The push is dead-lettered for this partner now, without an attempt; a replay brings it to that partner. */
+    private void deadLetterAtOnce(Exchange copy, Partner partner, String reason, AsyncCallback settled) {
+        DeliveryState state = new DeliveryState(copy.getMessage().getBody(Push.class), Instant.now());
+        state.end(DeliveryState.Outcome.DEAD_LETTERED, reason);
+        copy.setVariable(DeliveryState.VARIABLE, state);
+        state.publish(copy);
+        partner.verdict.deadLetteredAtOnce(state.getPush(), reason);
+        try {
+            deadLetterAtOnce().process(copy, settled);
+        } catch (RuntimeException e) {
+            copy.setException(e);
+            settled.done(true);
+        }
+    }
+
+    private static PushOutcome ended(Push push, DeliveryState.Outcome outcome, String reason) {
+        DeliveryState state = new DeliveryState(push, Instant.now());
+        state.end(outcome, reason);
+        return state.getResult();
+    }
+
+    private AsyncProcessor deadLetterAtOnce() {
+        AsyncProcessor route = deadLetterAtOnce;
+        if (route == null) {
+            try {
+                Producer producer = context.getEndpoint(DEAD_LETTER_AT_ONCE).createAsyncProducer();
+                producer.start();
+                deadLetterAtOnce = route = AsyncProcessorConverterHelper.convert(producer);
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot send to " + DEAD_LETTER_AT_ONCE, e);
+            }
+        }
+        return route;
+    }
+
+    @Override
+    public void setCamelContext(CamelContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public CamelContext getCamelContext() {
+        return context;
+    }
+
+    private record Partner(String name, MatchQueues queues, Booking booking, PartnerHealth health, PushVerdict verdict,
+                           Meters meters, Counter[] counter) {
+        Partner(String name, MatchQueues queues, Booking booking, PartnerHealth health, PushVerdict verdict, Meters meters) {
+            this(name, queues, booking, health, verdict, meters, new Counter[1]);
         }
 
         Counter notBooked() {

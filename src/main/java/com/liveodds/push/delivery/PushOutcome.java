@@ -1,6 +1,8 @@
 package com.liveodds.push.delivery;
 
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import org.apache.camel.Exchange;
 
@@ -20,6 +22,24 @@ import org.apache.camel.Exchange;
  */
 public record PushOutcome(Push push, String outcome, String reason, int attempts, int lastStatus, String lastResponseBody,
                           String lastError, Instant firstAttemptAt) {
+
+    /**
+     * Exchange variable: with several partners and a source shared by them (the HTTP source), each partner's outcome by
+     * partner name ({@code not_booked} for a partner that has not booked the match).
+     */
+    public static final String BY_PARTNER = "liveoddsOutcomes";
+
+    /** Each partner's outcome, in the order of the partners, or null when the push went to one partner only. */
+    @SuppressWarnings("unchecked")
+    public static Map<String, PushOutcome> byPartner(Exchange exchange) {
+        Map<String, PushOutcome> outcomes = exchange.getVariable(BY_PARTNER, Map.class);
+        if (outcomes == null) {
+            return null;
+        }
+        synchronized (outcomes) {
+            return new LinkedHashMap<>(outcomes);
+        }
+    }
 
     /** The outcome of the push the exchange carried, or null when it never reached delivery (an alive, a rejection). */
     public static PushOutcome of(Exchange exchange) {

@@ -33,6 +33,12 @@ public class PushVerdict implements Processor, CamelContextAware {
     public static final String STARTED = "attemptStarted";
     /** Exchange variable: the {@code Authorization} value the attempt sent (never logged), so a 401 drops that token. */
     public static final String AUTHORIZATION = "authorization";
+    /**
+     * Exchange variable, true on the copy of a push for one partner whose caller keeps no backlog (see
+     * {@link PartnerDeliveries}): once the partner is down (readiness) the push is dead-lettered for it instead of
+     * retried.
+     */
+    static final String DEAD_LETTER_WHEN_DOWN = "liveoddsDeadLetterWhenDown";
     private static final Logger LOG = LoggerFactory.getLogger(PushVerdict.class);
     private static final String[] OUTCOMES = {"2xx", "401", "4xx", "5xx", "429", "timeout", "error"};
 
@@ -101,6 +107,12 @@ public class PushVerdict implements Processor, CamelContextAware {
             state.publish(exchange);
             return;
         }
+        if (decision.action() == RetryPolicy.Action.RETRY && !health.isUp()
+                && Boolean.TRUE.equals(exchange.getVariable(DEAD_LETTER_WHEN_DOWN, Boolean.class))) {
+            // its caller waits for every partner and keeps no backlog (contract 16): a partner down holds it no longer
+            decision = new RetryPolicy.Decision(RetryPolicy.Action.DEAD_LETTER, Duration.ZERO,
+                    describe(answer) + "; the partner is down (readiness) and the source keeps no backlog");
+        }
         switch (decision.action()) {
             case DELIVERED -> {
                 state.end(DeliveryState.Outcome.DELIVERED, null);
@@ -122,6 +134,12 @@ public class PushVerdict implements Processor, CamelContextAware {
             }
         }
         state.publish(exchange);
+    }
+
+    /** A push dead-lettered for this partner without an attempt (see {@link PartnerDeliveries}): counted and logged. */
+    void deadLetteredAtOnce(Push push, String reason) {
+        meters().deadLettered.increment();
+        LOG.error("Push {} dead-lettered without an attempt: {}", push, reason);
     }
 
     private static String describe(PartnerAnswer answer) {

@@ -39,6 +39,11 @@ public class SecretMask {
         addList(list);
     }
 
+    /** {@code liveodds.source.http.tokens}, comma-separated. */
+    public void setIngestTokens(String list) {
+        addList(list);
+    }
+
     public void setJmsPassword(String password) {
         add(password);
     }

@@ -2,53 +2,60 @@ package com.liveodds.push.sandbox;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
+import com.liveodds.push.ops.LogSafe;
+import com.liveodds.push.settings.PartnerSettings;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpServerRequest;
+import org.apache.camel.CamelContext;
+import org.apache.camel.CamelContextAware;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.platform.http.vertx.HttpMessage;
+import org.apache.camel.spi.PropertiesComponent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A stand-in partner for the embedded default: an OAuth client-credentials token endpoint issuing short-lived
  * tokens, and a push receiver that answers 202 only to a valid, unexpired token. Strict on purpose, so the demo
- * exercises the real authentication path.
+ * exercises the real authentication path. It stands in for every partner of the deployment (the embedded default's
+ * sandbox-a and sandbox-b, or those of liveodds.partners / liveodds.partner.* when the sandbox is asked for): each
+ * partner's client credentials get a token, and that token is good for that partner's id only.
  */
-public class PartnerSandbox {
+public class PartnerSandbox implements CamelContextAware {
 
     private static final Logger LOG = LoggerFactory.getLogger("liveodds.sandbox");
     private static final List<String> CREDENTIALS = List.of("client_id", "client_secret");
 
-    private String clientId;
-    private String clientSecret;
-    private String partnerId;
+    private CamelContext context;
+    /** Client id → the partner it stands for. */
+    private volatile Map<String, PartnerSettings> clients = Map.of();
     private Duration tokenLifetime = Duration.ofSeconds(30);
-    private final Map<String, Instant> issued = new ConcurrentHashMap<>();
+    /** Token → when it expires and which partner it was issued to. */
+    private final Map<String, Issued> issued = new ConcurrentHashMap<>();
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong tokensIssued = new AtomicLong();
     private final AtomicLong unauthorized = new AtomicLong();
 
-    public void setClientId(String clientId) {
-        this.clientId = clientId;
-    }
-
-    public void setClientSecret(String clientSecret) {
-        this.clientSecret = clientSecret;
-    }
-
-    public void setPartnerId(String partnerId) {
-        this.partnerId = partnerId;
-    }
-
     public void setTokenLifetime(Duration tokenLifetime) {
         this.tokenLifetime = tokenLifetime;
+    }
+
+    /** Runs when beans.yaml loads: the partners of the settings are the sandbox's clients. */
+    public void start() {
+        PropertiesComponent properties = context.getPropertiesComponent();
+        Map<String, PartnerSettings> byClient = new LinkedHashMap<>();
+        for (PartnerSettings partner : PartnerSettings.all(key -> properties.resolveProperty(key).orElse(null))) {
+            byClient.putIfAbsent(partner.clientId(), partner);
+        }
+        clients = Map.copyOf(byClient);
     }
 
     /**
@@ -73,7 +80,8 @@ public class PartnerSandbox {
         if (!"client_credentials".equals(grantType)) {
             return new Answer(400, "{\"error\":\"unsupported_grant_type\"}");
         }
-        if (!clientId.equals(formClientId) || !clientSecret.equals(formClientSecret)) {
+        PartnerSettings partner = formClientId == null ? null : clients.get(formClientId);
+        if (partner == null || !partner.clientSecret().equals(formClientSecret)) {
             return new Answer(401, "{\"error\":\"invalid_client\"}");
         }
         if (audience == null || audience.isBlank()) {
@@ -81,27 +89,28 @@ public class PartnerSandbox {
         }
         String token = "sbx-" + UUID.randomUUID();
         Instant now = Instant.now();
-        issued.put(token, now.plus(tokenLifetime));
+        issued.put(token, new Issued(now.plus(tokenLifetime), partner));
         tokensIssued.incrementAndGet();
-        issued.values().removeIf(expiry -> expiry.isBefore(now.minus(tokenLifetime)));
+        issued.values().removeIf(earlier -> earlier.expiry().isBefore(now.minus(tokenLifetime)));
         return new Answer(200, "{\"access_token\":\"" + token + "\",\"token_type\":\"Bearer\",\"expires_in\":"
                 + tokenLifetime.toSeconds() + "}");
     }
 
-    /** {@code POST /v1/liveodds/{partnerId}/match:{id}/{type}}: one push. */
+    /** {@code POST /v1/liveodds/{partnerId}/match:{id}/{type}}: one push, with a token of that partner. */
     public Answer push(String authorization, String pathPartnerId, String match, String type, String body) {
         String token = authorization != null && authorization.startsWith("Bearer ") ? authorization.substring(7) : null;
-        Instant expiry = token == null ? null : issued.get(token);
-        if (expiry == null || !Instant.now().isBefore(expiry)) {
+        Issued grant = token == null ? null : issued.get(token);
+        if (grant == null || !Instant.now().isBefore(grant.expiry())) {
             unauthorized.incrementAndGet();
-            LOG.warn("sandbox partner <- {} {}: 401 ({} token)", type, match, token == null ? "no" : expiry == null ? "unknown" : "expired");
+            LOG.warn("sandbox partner <- {} {}: 401 ({} token)", LogSafe.escape(type), LogSafe.escape(match), token == null ? "no" : grant == null ? "unknown" : "expired");
             return new Answer(401, "{\"error\":\"invalid_token\"}");
         }
-        if (!partnerId.equals(pathPartnerId) || match == null || !match.matches("match:\\d+")) {
+        PartnerSettings partner = grant.partner();
+        if (!partner.id().equals(pathPartnerId) || match == null || !match.matches("match:\\d+")) {
             return new Answer(404, "{\"error\":\"unknown partner or match\"}");
         }
         accepted.incrementAndGet();
-        LOG.info("sandbox partner <- {} {} ({} bytes): 202", type, match, body == null ? 0 : body.length());
+        LOG.info("sandbox partner {} <- {} {} ({} bytes): 202", partner.label(), LogSafe.escape(type), match, body == null ? 0 : body.length());
         return new Answer(202, "{\"status\":\"accepted\"}");
     }
 
@@ -115,6 +124,19 @@ public class PartnerSandbox {
 
     public long unauthorizedCount() {
         return unauthorized.get();
+    }
+
+    @Override
+    public void setCamelContext(CamelContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public CamelContext getCamelContext() {
+        return context;
+    }
+
+    private record Issued(Instant expiry, PartnerSettings partner) {
     }
 
     /** Status and JSON body of a sandbox answer. */

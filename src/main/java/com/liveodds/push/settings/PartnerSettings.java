@@ -1,10 +1,14 @@
 package com.liveodds.push.settings;
 
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
@@ -75,7 +79,8 @@ public record PartnerSettings(String name, String id, String baseUrl, String aut
         for (String raw : list.split(",")) {
             String name = raw.trim();
             if (!NAME.matcher(name).matches()) {
-                throw new IllegalArgumentException(LIST + ": partner name '" + raw.trim()
+                // control characters shown as ?: the message stays one line
+                throw new IllegalArgumentException(LIST + ": partner name '" + name.replaceAll("\\p{Cntrl}", "?")
                         + "' must be 1 to 32 of a-z, 0-9 and -");
             }
             if (!names.add(name)) {
@@ -109,7 +114,28 @@ public record PartnerSettings(String name, String id, String baseUrl, String aut
             }
             partners.add(read(name, lookup));
         }
+        checkOwnership(partners);
         return List.copyOf(partners);
+    }
+
+    /** A partner id, and a fixtures token, belong to one partner: its fixtures path and token tell partners apart. */
+    private static void checkOwnership(List<PartnerSettings> partners) {
+        Map<String, String> ids = new HashMap<>();
+        Map<String, String> tokens = new HashMap<>();
+        for (PartnerSettings p : partners) {
+            String other = ids.putIfAbsent(p.id(), p.name());
+            if (other != null) {
+                throw new IllegalArgumentException(p.key("id") + ": partner id " + p.id() + " is partner " + other + "'s too");
+            }
+            for (String token : p.fixturesTokens().split(",")) {
+                String owner = token.isBlank() ? null : tokens.putIfAbsent(token.trim(), p.name());
+                if (owner != null && !owner.equals(p.name())) {
+                    // the token itself is never part of a message
+                    throw new IllegalArgumentException(p.key("fixtures-tokens") + ": a token of partner " + owner
+                            + " too (each fixtures token belongs to one partner)");
+                }
+            }
+        }
     }
 
     private static PartnerSettings read(String name, Function<String, String> lookup) {
@@ -132,6 +158,9 @@ public record PartnerSettings(String name, String id, String baseUrl, String aut
         if (!name.isEmpty() && booking.isEmpty()) {
             booking = "all";
         }
+        if (!name.isEmpty()) {
+            checkBooking(keyOf(name, "booking"), booking);
+        }
         return new PartnerSettings(name, get.apply("id"), baseUrl, authUrl, get.apply("client-id"),
                 lookup.apply(keyOf(name, "client-secret")) == null ? "" : lookup.apply(keyOf(name, "client-secret")),
                 audience.isEmpty() ? baseUrl : audience, get.apply("tls.trust-store"), get.apply("tls.trust-store-password"),
@@ -149,6 +178,17 @@ public record PartnerSettings(String name, String id, String baseUrl, String aut
             }
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(key + ": '" + value + "' is not an http(s) URL");
+        }
+    }
+
+    /** {@code all} or a readable file (a placeholder not resolved yet is checked when the service starts). */
+    private static void checkBooking(String key, String booking) {
+        if (booking.isEmpty() || "all".equalsIgnoreCase(booking) || booking.contains("{{")) {
+            return;
+        }
+        Path file = Path.of(booking);
+        if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+            throw new IllegalArgumentException(key + ": booking file " + file + " is not a readable file (or write all)");
         }
     }
 

@@ -1,6 +1,8 @@
 package com.liveodds.push.settings;
 
+import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,8 +45,28 @@ public final class StartupSettings {
     public static final String SANDBOX_PARTNER_ID = "1";
     public static final String SANDBOX_CLIENT_ID = "sandbox-client";
     public static final String SANDBOX_CLIENT_SECRET = "sandbox-secret";
+    /** sandbox-b's booking, under liveodds.home: a part of the demo card's matches. */
+    public static final String SANDBOX_B_BOOKING = "data/sandbox/booking-b.txt";
+    /**
+     * The embedded default's two partners (contract 16), so that a newcomer sees the fan-out and the booking at work:
+     * sandbox-a books every match, sandbox-b only the matches of {@value #SANDBOX_B_BOOKING}. Both push to the
+     * embedded sandbox, each with its own partner id and client credentials.
+     */
+    public static final List<SandboxPartner> SANDBOX_PARTNERS = List.of(
+            new SandboxPartner("sandbox-a", SANDBOX_PARTNER_ID, SANDBOX_CLIENT_ID, SANDBOX_CLIENT_SECRET, "all"),
+            new SandboxPartner("sandbox-b", "2", "sandbox-client-b", "sandbox-secret-b", SANDBOX_B_BOOKING));
     /** Derived: the sandbox generated the fixtures/admin token (written to liveodds.sandbox.token-file, never logged). */
     public static final String TOKEN_GENERATED = "liveodds.sandbox.token-generated";
+    /**
+     * Derived: how POST /v1/ingest checks its bearer token. One partner: as the fixtures API does (mode and tokens of
+     * liveodds.fixtures.auth.*). Several: static, with liveodds.source.http.tokens, so that no partner's fixtures token
+     * can feed the upstream of every partner.
+     */
+    public static final String INGEST_MODE = "liveodds.source.http.auth.mode";
+    public static final String INGEST_TOKENS = "liveodds.source.http.auth.tokens";
+    public static final String INGEST_TOKENS_SETTING = "liveodds.source.http.auth.tokens-setting";
+    /** Derived: whether the HTTP source is the active source (its check warns about missing tokens only then). */
+    public static final String INGEST_IN_USE = "liveodds.source.http.auth.in-use";
 
     private StartupSettings() {
     }
@@ -63,41 +85,49 @@ public final class StartupSettings {
                 ? Boolean.parseBoolean(sandboxSetting.trim())
                 : !anyPartnerKey;
 
+        // no liveodds.partner.* at all (an audience or trust store alone keeps the single sandbox partner of before)
+        boolean twoSandboxPartners = sandbox && !partnerList && PartnerSettings.SINGLE_PARTNER_KEYS.stream()
+                .filter(k -> k.startsWith("liveodds.partner.")).noneMatch(k -> isSet(lookup.apply(k)));
         if (sandbox) {
             // the embedded default is a demo on this machine: neither port is open to the network unless asked for
             putDefault(derived, lookup, "camel.server.host", "127.0.0.1");
             putDefault(derived, lookup, "camel.management.host", "127.0.0.1");
-            String port = valueOr(lookup.apply("camel.server.port"), "8080");
-            String sandboxUrl = "http://127.0.0.1:" + port + "/sandbox";
+        }
+        if (twoSandboxPartners) {
+            sandboxPartners(derived, lookup);
+        } else if (sandbox && !partnerList) {
+            // liveodds.sandbox.enabled=true with (some) liveodds.partner.* given: the sandbox completes that partner
+            String sandboxUrl = sandboxUrl(lookup);
             putDefault(derived, lookup, "liveodds.partner.id", SANDBOX_PARTNER_ID);
             putDefault(derived, lookup, "liveodds.partner.base-url", sandboxUrl);
             putDefault(derived, lookup, "liveodds.partner.auth-url", sandboxUrl);
             putDefault(derived, lookup, "liveodds.partner.client-id", SANDBOX_CLIENT_ID);
             putDefault(derived, lookup, "liveodds.partner.client-secret", SANDBOX_CLIENT_SECRET);
-            if ("static".equalsIgnoreCase(valueOr(lookup.apply("liveodds.fixtures.auth.mode"), "static"))
-                    && !isSet(lookup.apply("liveodds.fixtures.auth.tokens"))) {
+            if (isStatic(lookup) && !isSet(lookup.apply("liveodds.fixtures.auth.tokens"))) {
                 derived.put("liveodds.fixtures.auth.mode", "static");
                 derived.put("liveodds.fixtures.auth.tokens", "sandbox-" + randomHex(12));
                 derived.put(TOKEN_GENERATED, "true");
             }
-            if (!isSet(lookup.apply("liveodds.admin.tokens"))) {
-                derived.put("liveodds.admin.tokens", valueOr(derived.get("liveodds.fixtures.auth.tokens"),
-                        "sandbox-admin-" + randomHex(12)));
-            }
-        } else if (partnerList) {
-            // every partner's settings checked now: a missing or invalid one stops start-up naming its key
-            PartnerSettings.all(lookup);
-        } else {
+            putDefault(derived, lookup, "liveodds.admin.tokens", valueOr(derived.get("liveodds.fixtures.auth.tokens"),
+                    "sandbox-admin-" + randomHex(12)));
+        } else if (!partnerList) {
             for (String key : PARTNER_KEYS) {
                 if (!isSet(lookup.apply(key))) {
                     throw new MissingSettingException(key);
                 }
             }
         }
+        // several partners (given, or the embedded default's two; a sandbox asked for with liveodds.partners serves
+        // those): every partner's settings checked now, a missing or invalid one stops start-up naming its key
+        boolean several = partnerList || twoSandboxPartners;
+        Function<String, String> effective = key -> derived.containsKey(key) ? derived.get(key) : lookup.apply(key);
+        if (several) {
+            PartnerSettings.all(effective);
+        }
         derived.put("liveodds.sandbox.enabled", Boolean.toString(sandbox));
 
         String baseUrl = valueOr(derived.get("liveodds.partner.base-url"), lookup.apply("liveodds.partner.base-url"));
-        if (!partnerList && !isSet(lookup.apply("liveodds.partner.audience"))) {
+        if (!several && !isSet(lookup.apply("liveodds.partner.audience"))) {
             derived.put("liveodds.partner.audience", baseUrl);
         }
 
@@ -112,9 +142,77 @@ public final class StartupSettings {
         // the beans take sizes as a byte count
         SIZE_KEYS.forEach((key, fallback) ->
                 derived.put(key + "-bytes", Long.toString(Durations.parseBytes(valueOr(lookup.apply(key), fallback)))));
+        ingestAuthentication(derived, effective, several, source);
         derived.put("liveodds.demo.enabled", Boolean.toString(sandbox && "file".equals(source)
                 && !"false".equalsIgnoreCase(valueOr(lookup.apply("liveodds.demo.producer"), "true"))));
         return derived;
+    }
+
+    /**
+     * The embedded default: partners sandbox-a and sandbox-b of liveodds.partners, pushing to the embedded sandbox.
+     * Fixtures tokens given in liveodds.fixtures.auth.tokens (no partner setting given) become sandbox-a's; else each
+     * gets a generated one (LiveoddsSettings writes them to liveodds.sandbox.token-file, sandbox-a's, which is also the
+     * admin token and the HTTP source's unless those are given, and to that file's name + {@code -b}).
+     */
+    private static void sandboxPartners(Map<String, String> derived, Function<String, String> lookup) {
+        String sandboxUrl = sandboxUrl(lookup);
+        boolean generate = isStatic(lookup) && !isSet(lookup.apply("liveodds.fixtures.auth.tokens"));
+        String givenTokens = lookup.apply("liveodds.fixtures.auth.tokens");
+        List<String> names = new ArrayList<>();
+        for (SandboxPartner p : SANDBOX_PARTNERS) {
+            names.add(p.name());
+            String key = PartnerSettings.LIST + "." + p.name() + ".";
+            derived.put(key + "id", p.id());
+            derived.put(key + "base-url", sandboxUrl);
+            derived.put(key + "auth-url", sandboxUrl);
+            derived.put(key + "client-id", p.clientId());
+            derived.put(key + "client-secret", p.clientSecret());
+            derived.put(key + "booking", "all".equals(p.booking()) ? "all"
+                    : Path.of(valueOr(lookup.apply("liveodds.home"), ".")).resolve(p.booking()).toString());
+            if (generate) {
+                derived.put(key + "fixtures-tokens", "sandbox-" + randomHex(12));
+            } else if (p == SANDBOX_PARTNERS.get(0) && isSet(givenTokens)) {
+                derived.put(key + "fixtures-tokens", givenTokens);
+            }
+        }
+        derived.put(PartnerSettings.LIST, String.join(",", names));
+        // replaced by the partners' own tokens above: liveodds.fixtures.auth.tokens is not used with liveodds.partners
+        derived.put("liveodds.fixtures.auth.tokens", "");
+        String first = PartnerSettings.LIST + "." + SANDBOX_PARTNERS.get(0).name() + ".fixtures-tokens";
+        if (generate) {
+            derived.put("liveodds.fixtures.auth.mode", "static");
+            derived.put(TOKEN_GENERATED, "true");
+        }
+        putDefault(derived, lookup, "liveodds.admin.tokens", valueOr(derived.get(first), "sandbox-admin-" + randomHex(12)));
+        putDefault(derived, lookup, "liveodds.source.http.tokens",
+                valueOr(lookup.apply("liveodds.admin.tokens"), derived.get("liveodds.admin.tokens")));
+    }
+
+    /** See {@link #INGEST_MODE}: several partners need liveodds.source.http.tokens when the HTTP source runs. */
+    private static void ingestAuthentication(Map<String, String> derived, Function<String, String> effective,
+            boolean several, String source) {
+        if (several) {
+            String tokens = effective.apply("liveodds.source.http.tokens");
+            if ("http".equals(source) && !isSet(tokens)) {
+                throw new MissingSettingException("liveodds.source.http.tokens");
+            }
+            derived.put(INGEST_MODE, "static");
+            derived.put(INGEST_TOKENS, valueOr(tokens, ""));
+            derived.put(INGEST_TOKENS_SETTING, "liveodds.source.http.tokens");
+        } else {
+            derived.put(INGEST_MODE, valueOr(effective.apply("liveodds.fixtures.auth.mode"), "static"));
+            derived.put(INGEST_TOKENS, valueOr(effective.apply("liveodds.fixtures.auth.tokens"), ""));
+            derived.put(INGEST_TOKENS_SETTING, "liveodds.fixtures.auth.tokens");
+        }
+        derived.put(INGEST_IN_USE, Boolean.toString("http".equals(source)));
+    }
+
+    private static String sandboxUrl(Function<String, String> lookup) {
+        return "http://127.0.0.1:" + valueOr(lookup.apply("camel.server.port"), "8080") + "/sandbox";
+    }
+
+    private static boolean isStatic(Function<String, String> lookup) {
+        return "static".equalsIgnoreCase(valueOr(lookup.apply("liveodds.fixtures.auth.mode"), "static").trim());
     }
 
     private static void checkNotation(Function<String, String> lookup) {
@@ -158,6 +256,10 @@ public final class StartupSettings {
         byte[] b = new byte[bytes];
         new SecureRandom().nextBytes(b);
         return HexFormat.of().formatHex(b);
+    }
+
+    /** One partner of the embedded default; its booking is all or a file under liveodds.home. */
+    public record SandboxPartner(String name, String id, String clientId, String clientSecret, String booking) {
     }
 
     /** A required setting is absent: the message names the key and its environment variable. */

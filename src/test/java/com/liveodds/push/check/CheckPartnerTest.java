@@ -179,6 +179,22 @@ class CheckPartnerTest {
     }
 
     @Test
+    void withNoPartnerSettingItChecksTheFirstOfTheEmbeddedSandboxPartners() {
+        // the embedded default runs sandbox-a and sandbox-b (contract 16): the check takes sandbox-a, partner 1
+        PartnerUnderCheck sandbox = PartnerUnderCheck.single(key -> null);
+        assertThat(sandbox.sandbox()).isTrue();
+        assertThat(sandbox).hasToString("partner 1");
+        assertThat(sandbox.clientId()).isEqualTo(com.liveodds.push.settings.StartupSettings.SANDBOX_CLIENT_ID);
+        assertThat(sandbox.baseUrl()).isEqualTo("http://127.0.0.1:8080/sandbox");
+        assertThat(sandbox.audience()).isEqualTo("http://127.0.0.1:8080/sandbox");
+
+        PartnerUnderCheck b = PartnerUnderCheck.ofPartners("sandbox-b", key -> null);
+        assertThat(b.sandbox()).isTrue();
+        assertThat(b).hasToString("partner sandbox-b (id 2)");
+        assertThat(b.clientId()).isEqualTo("sandbox-client-b");
+    }
+
+    @Test
     void usageErrorsExit2AndNeverEchoAnOptionsValue() {
         Map<String, String> none = Map.of();
         assertThat(check(none).status()).isEqualTo(2);

@@ -45,4 +45,46 @@ class StartupFailureTest {
         assertThat(stderr.lines()).hasSize(1);
         assertThat(stderr).startsWith("liveodds-push: cannot start: liveodds.fixtures.auth.jwks-cache: not a duration: 'soon'");
     }
+
+    @Test
+    void aPartnerOfTheListMissingASettingStopsStartUpWithOneLineAndItsEnvironmentVariableCounts() throws Exception {
+        List<String> partners = List.of("-Dliveodds.partners=a,b",
+                "-Dliveodds.partners.a.id=101", "-Dliveodds.partners.a.base-url=http://127.0.0.1:1/a",
+                "-Dliveodds.partners.a.auth-url=http://127.0.0.1:1/auth-a", "-Dliveodds.partners.a.client-id=ca",
+                "-Dliveodds.partners.a.client-secret=sa",
+                "-Dliveodds.partners.b.id=202", "-Dliveodds.partners.b.base-url=http://127.0.0.1:1/b",
+                "-Dliveodds.partners.b.auth-url=http://127.0.0.1:1/auth-b", "-Dliveodds.partners.b.client-id=cb");
+        assertThat(oneLineFailure(partners, java.util.Map.of())).isEqualTo("liveodds-push: cannot start: missing required setting "
+                + "liveodds.partners.b.client-secret (set -Dliveodds.partners.b.client-secret=... or environment variable "
+                + "LIVEODDS_PARTNERS_B_CLIENT_SECRET)");
+
+        // given as an environment variable, b's secret is taken: start-up goes on to the next missing setting
+        List<String> httpSource = new java.util.ArrayList<>(partners);
+        httpSource.add("-Dliveodds.source=http");
+        assertThat(oneLineFailure(httpSource, java.util.Map.of("LIVEODDS_PARTNERS_B_CLIENT_SECRET", "sb")))
+                .isEqualTo("liveodds-push: cannot start: missing required setting liveodds.source.http.tokens "
+                        + "(set -Dliveodds.source.http.tokens=... or environment variable LIVEODDS_SOURCE_HTTP_TOKENS)");
+
+        List<String> singleToo = new java.util.ArrayList<>(partners);
+        singleToo.add("-Dliveodds.partner.client-secret=s3cr3t-single");
+        assertThat(oneLineFailure(singleToo, java.util.Map.of("LIVEODDS_PARTNERS_B_CLIENT_SECRET", "sb")))
+                .startsWith("liveodds-push: cannot start: liveodds.partner.client-secret is not used when liveodds.partners is set")
+                .doesNotContain("s3cr3t-single");
+    }
+
+    /** Starts the service with these -D settings and environment: it exits 2 with one line on stderr, returned. */
+    private static String oneLineFailure(List<String> settings, java.util.Map<String, String> environment) throws Exception {
+        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+        List<String> command = new java.util.ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
+        command.addAll(settings);
+        command.add(LiveoddsPush.class.getName());
+        ProcessBuilder builder = new ProcessBuilder(command);
+        builder.environment().putAll(environment);
+        Process process = builder.start();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        String stderr = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assertThat(process.exitValue()).as(stderr).isEqualTo(2);
+        assertThat(stderr.lines()).hasSize(1);
+        return stderr;
+    }
 }

@@ -1,6 +1,8 @@
 package com.liveodds.push.source.http;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Semaphore;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -20,6 +22,9 @@ import org.apache.camel.support.SynchronizationAdapter;
  * back later instead of queueing without end.
  */
 public class HttpSource {
+
+    /** Outcomes from best to worst, for the overall status of a message several partners got. */
+    private static final List<String> RANK = List.of("not_booked", "delivered", "superseded", "dead_lettered");
 
     private final ObjectMapper mapper = new ObjectMapper();
     private long maxBodyBytes = 1024L * 1024L;
@@ -102,9 +107,39 @@ public class HttpSource {
         if (exchange.getProperty(Exchange.EXCEPTION_CAUGHT) instanceof RejectedMessageException rejected) {
             throw rejected;
         }
+        Map<String, PushOutcome> partners = PushOutcome.byPartner(exchange);
+        if (partners != null) {
+            return receipt(partners);
+        }
         PushOutcome delivery = PushOutcome.of(exchange);
         return delivery != null ? receipt(delivery.push().messageId(), delivery)
                 : receipt(exchange.getMessage().getBody(UpstreamMessage.class).messageId(), null);
+    }
+
+    /**
+     * Several partners (contract 16): the message id, its match, and each partner's outcome by name ({@code delivered},
+     * {@code superseded}, {@code dead_lettered}, {@code not_booked}); {@code status} is the least
+     * good of them ({@code dead_lettered} before {@code superseded} before {@code delivered}), or {@code not_booked}
+     * when no partner booked the match.
+     */
+    private String receipt(Map<String, PushOutcome> partners) {
+        PushOutcome any = partners.values().iterator().next();
+        ObjectNode body = mapper.createObjectNode();
+        body.put("message_id", any.push().messageId());
+        body.put("match_id", any.push().matchId());
+        ObjectNode each = mapper.createObjectNode();
+        String status = "not_booked";
+        for (Map.Entry<String, PushOutcome> partner : partners.entrySet()) {
+            PushOutcome outcome = partner.getValue();
+            // the outcome only: a reason can quote what a partner answered, which is not the producer's to read
+            each.put(partner.getKey(), outcome.outcome());
+            if (RANK.indexOf(outcome.outcome()) > RANK.indexOf(status)) {
+                status = outcome.outcome();
+            }
+        }
+        body.put("status", status);
+        body.set("partners", each);
+        return body.toString();
     }
 
     /** The 202 body: the message id and what became of it ({@code received} for {@code alive}). */
