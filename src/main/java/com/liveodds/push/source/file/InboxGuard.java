@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * up to {@code liveodds.source.file.max-size} passes. A symbolic link is never followed and a FIFO, socket or device
  * is never opened: the entry is removed from the inbox and dead-lettered by name, without content. A larger file is
  * moved whole into the dead-letter store with a record of its name and size, never read into memory. Folders are
- * left alone (the source does not descend into them).
+ * left alone (the source does not descend into them). With several partners each partner's reading of the inbox asks
+ * the guard: an entry is refused (dead-lettered and counted) once, by whichever asks first.
  */
 public class InboxGuard implements GenericFileFilter<File> {
 
@@ -67,15 +68,26 @@ public class InboxGuard implements GenericFileFilter<File> {
         if (attributes.isDirectory()) {
             return false;
         }
-        if (!attributes.isRegularFile()) {
-            refuseNonRegular(entry, name, attributes);
-            return false;
-        }
-        if (attributes.size() > maxSize) {
-            keepOversized(entry, name, attributes.size());
+        if (!attributes.isRegularFile() || attributes.size() > maxSize) {
+            refuse(entry, name);
             return false;
         }
         return true;
+    }
+
+    /** Looks again under the lock: another partner's reading may have refused the entry already. */
+    private synchronized void refuse(Path entry, String name) {
+        BasicFileAttributes attributes;
+        try {
+            attributes = Files.readAttributes(entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException gone) {
+            return;
+        }
+        if (!attributes.isRegularFile()) {
+            refuseNonRegular(entry, name, attributes);
+        } else if (attributes.size() > maxSize) {
+            keepOversized(entry, name, attributes.size());
+        }
     }
 
     private void refuseNonRegular(Path entry, String name, BasicFileAttributes attributes) {

@@ -1,0 +1,168 @@
+package com.liveodds.push.ingest;
+
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import com.liveodds.push.delivery.PartnerDeliveries;
+import com.liveodds.push.delivery.Push;
+import org.apache.camel.Exchange;
+import org.apache.camel.support.SynchronizationAdapter;
+
+/**
+ * One upstream message that each partner's own source reads (the same inbox file, contract 16) is validated, resolved
+ * and, when rejected, dead-lettered and counted once: the first reader reaches the verdict through the ingest routes,
+ * the others take it (routes/ingest.yaml). A source names its message in the exchange variable {@value #KEY} (the
+ * file source: name, size and time of the file; a Kafka source could give topic, partition and offset, a JMS source
+ * the message id); without it, every message is judged on its own. A verdict is forgotten once every partner took
+ * it. The memory is bounded: at most {@value #MAX_ACCEPTED} accepted pushes and {@value #MAX_SETTLED} keys of messages
+ * that end at ingest (rejected, alive) are kept, the oldest forgotten first; a partner that far behind the others
+ * judges again what it reads (an accepted push costs the work again; a rejection is counted and dead-lettered again).
+ */
+public class MessageVerdicts {
+
+    /** Exchange variable a source sets: its identity of the message, the same for every partner that reads it. */
+    public static final String KEY = "liveoddsMessageKey";
+    /** Exchange variable {@link #recall} sets when another partner's reading reached the verdict: {@code accepted} or {@code settled}. */
+    public static final String VERDICT = "liveoddsVerdict";
+    static final int MAX_ACCEPTED = 1000;
+    static final int MAX_SETTLED = 100_000;
+    private static final String CLAIM = "liveoddsVerdictClaim";
+    /** How long a reader waits for the verdict another partner's reading is reaching (a validation takes milliseconds). */
+    private static final long WAIT_SECONDS = 30;
+
+    private final Map<String, Verdict> accepted = bounded(MAX_ACCEPTED);
+    private final Map<String, Verdict> settled = bounded(MAX_SETTLED);
+    private int readers = 1;
+
+    /** {@code liveodds.partners}: every partner reads each message once (empty: the single partner). */
+    public void setPartners(String names) {
+        readers = (int) Math.max(1, Arrays.stream(names.split(",")).filter(n -> !n.isBlank()).count());
+    }
+
+    /**
+     * Before the message is judged: takes the verdict another partner's reading reached (the push into the body, and
+     * {@value #VERDICT} set), waiting for it while it is being reached; or leaves the exchange to reach it, for all.
+     */
+    public void recall(Exchange exchange) throws InterruptedException {
+        String key = exchange.getVariable(KEY, String.class);
+        if (key == null) {
+            return;
+        }
+        String reader = Objects.requireNonNullElse(exchange.getVariable(PartnerDeliveries.PARTNER, String.class), "");
+        while (true) {
+            Verdict verdict;
+            synchronized (this) {
+                verdict = accepted.get(key);
+                if (verdict == null) {
+                    verdict = settled.get(key);
+                }
+                if (verdict == null) {
+                    verdict = new Verdict(key);
+                    accepted.put(key, verdict);
+                    exchange.setVariable(CLAIM, verdict);
+                    exchange.getExchangeExtension().addOnCompletion(new Release(verdict, reader));
+                    return;
+                }
+            }
+            Push push;
+            try {
+                push = verdict.outcome.get(WAIT_SECONDS, TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException released) {
+                forget(verdict);
+                continue; // the reader reaching it failed (or is stuck): this one reaches it
+            }
+            taken(verdict, reader);
+            if (push != null) {
+                exchange.getMessage().setBody(push);
+                exchange.setVariable(VERDICT, "accepted");
+            } else {
+                exchange.setVariable(VERDICT, "settled");
+            }
+            return;
+        }
+    }
+
+    /** The push this exchange reached (in its body) is the verdict for every partner. */
+    public void accepted(Exchange exchange) {
+        Verdict verdict = exchange.getVariable(CLAIM, Verdict.class);
+        if (verdict != null) {
+            verdict.outcome.complete(exchange.getMessage().getBody(Push.class));
+            taken(verdict, Objects.requireNonNullElse(exchange.getVariable(PartnerDeliveries.PARTNER, String.class), ""));
+        }
+    }
+
+    private synchronized void taken(Verdict verdict, String reader) {
+        verdict.takers.add(reader);
+        if (verdict.takers.size() >= readers) {
+            forget(verdict);
+        }
+    }
+
+    private synchronized void forget(Verdict verdict) {
+        accepted.remove(verdict.key, verdict);
+        settled.remove(verdict.key, verdict);
+    }
+
+    private synchronized void settle(Verdict verdict) {
+        if (accepted.remove(verdict.key, verdict)) {
+            settled.put(verdict.key, verdict);
+        }
+    }
+
+    private static Map<String, Verdict> bounded(int max) {
+        return new LinkedHashMap<>() {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Verdict> eldest) {
+                return size() > max;
+            }
+        };
+    }
+
+    /** A message's verdict: the push (accepted), null (ended at ingest: rejected or alive), or released (failed). */
+    private static final class Verdict {
+        final String key;
+        final CompletableFuture<Push> outcome = new CompletableFuture<>();
+        final Set<String> takers = new HashSet<>();
+
+        Verdict(String key) {
+            this.key = key;
+        }
+    }
+
+    /**
+     * The end of the exchange that reached the verdict: without a push it ended at ingest (rejected and
+     * dead-lettered, or alive), settled for all; if it failed, the next reader reaches the verdict itself.
+     */
+    private final class Release extends SynchronizationAdapter {
+        private final Verdict verdict;
+        private final String reader;
+
+        Release(Verdict verdict, String reader) {
+            this.verdict = verdict;
+            this.reader = reader;
+        }
+
+        @Override
+        public void onComplete(Exchange exchange) {
+            if (verdict.outcome.complete(null)) {
+                settle(verdict);
+                taken(verdict, reader);
+            }
+        }
+
+        @Override
+        public void onFailure(Exchange exchange) {
+            if (verdict.outcome.completeExceptionally(new IllegalStateException("released"))) {
+                forget(verdict);
+            }
+        }
+    }
+}
