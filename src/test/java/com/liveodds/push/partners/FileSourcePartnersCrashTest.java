@@ -89,6 +89,8 @@ class FileSourcePartnersCrashTest {
             System.out.printf("crash with three partners: partner %s got %d messages, %d repeats%n", e.getKey(), e.getValue().size(), repeats);
         }
         assertThat(Files.list(inbox.resolve(".done")).count()).isEqualTo(total);
+        // no partner's reading tripped over a file another one had just moved to .done/
+        assertThat(Files.readString(work.resolve("second.log"))).doesNotContain("NoSuchFile").doesNotContain("ERROR");
     }
 
     private Map<String, String> settings() {
