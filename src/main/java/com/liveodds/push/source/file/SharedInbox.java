@@ -139,10 +139,17 @@ public class SharedInbox implements CamelContextAware {
             return !isDone(partner, file.getFileNameOnly()) && guard.accept(file);
         }
 
-        /** Done with it, or it left the inbox (moved to .done/ since the folder was listed, or removed). */
+        /** Done with it, or it left the inbox (moved to .done/ since the folder was listed, or removed by hand). */
         @Override
         public boolean contains(String name) {
-            return isDone(partner, name) || !Files.exists(dir.resolve(name), LinkOption.NOFOLLOW_LINKS);
+            if (isDone(partner, name)) {
+                return true;
+            }
+            if (!Files.exists(dir.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
+                done.remove(name); // nothing left to wait for
+                return true;
+            }
+            return false;
         }
 
         @Override
