@@ -17,7 +17,7 @@ import com.liveodds.push.ops.LogSafe;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
 import org.apache.camel.component.file.GenericFile;
-import org.apache.camel.component.file.GenericFileFilter;
+import org.apache.camel.component.file.OptimizedFileFilter;
 import org.apache.camel.spi.IdempotentRepository;
 import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
@@ -126,7 +126,7 @@ public class SharedInbox implements CamelContextAware {
      * look-up per poll) and its idempotent repository, keyed by file name (Camel adds a file when the partner's
      * exchange for it ends well).
      */
-    public final class Reading extends ServiceSupport implements GenericFileFilter<File>, IdempotentRepository {
+    public final class Reading extends ServiceSupport implements OptimizedFileFilter, IdempotentRepository {
 
         private final String partner;
 
@@ -134,9 +134,16 @@ public class SharedInbox implements CamelContextAware {
             this.partner = partner;
         }
 
+        /** By name alone, before the file component makes anything of the entry: skipped when done with. */
         @Override
-        public boolean accept(GenericFile<File> file) {
-            return !isDone(partner, file.getFileNameOnly()) && guard.accept(file);
+        public Boolean accept(String name) {
+            return isDone(partner, name) ? Boolean.FALSE : null;
+        }
+
+        @Override
+        @SuppressWarnings({"rawtypes", "unchecked"}) // OptimizedFileFilter extends the raw GenericFileFilter
+        public boolean accept(GenericFile file) {
+            return guard.accept((GenericFile<File>) file);
         }
 
         /** Done with it, or it left the inbox (moved to .done/ since the folder was listed, or removed by hand). */
