@@ -22,9 +22,10 @@ import org.apache.camel.support.SynchronizationAdapter;
  * the others take it (routes/ingest.yaml). A source names its message in the exchange variable {@value #KEY} (the
  * file source: name, size and time of the file; a Kafka source could give topic, partition and offset, a JMS source
  * the message id); without it, every message is judged on its own. A verdict is forgotten once every partner took
- * it. The memory is bounded: at most {@value #MAX_ACCEPTED} accepted pushes and {@value #MAX_SETTLED} keys of messages
- * that end at ingest (rejected, alive) are kept, the oldest forgotten first; a partner that far behind the others
- * judges again what it reads (an accepted push costs the work again; a rejection is counted and dead-lettered again).
+ * it. The memory is bounded: at most {@value #MAX_ACCEPTED} accepted pushes holding {@value #MAX_ACCEPTED_CHARS}
+ * characters, and {@value #MAX_SETTLED} keys of messages that end at ingest (rejected, alive), are kept, the oldest
+ * forgotten first; a partner that far behind the others judges again what it reads (an accepted push costs the work
+ * again; a rejection is counted and dead-lettered again).
  */
 public class MessageVerdicts {
 
@@ -33,13 +34,22 @@ public class MessageVerdicts {
     /** Exchange variable {@link #recall} sets when another partner's reading reached the verdict: {@code accepted} or {@code settled}. */
     public static final String VERDICT = "liveoddsVerdict";
     static final int MAX_ACCEPTED = 1000;
+    static final long MAX_ACCEPTED_CHARS = 16L * 1024 * 1024;
     static final int MAX_SETTLED = 100_000;
     private static final String CLAIM = "liveoddsVerdictClaim";
     /** How long a reader waits for the verdict another partner's reading is reaching (a validation takes milliseconds). */
     private static final long WAIT_SECONDS = 30;
 
-    private final Map<String, Verdict> accepted = bounded(MAX_ACCEPTED);
-    private final Map<String, Verdict> settled = bounded(MAX_SETTLED);
+    /** Being reached or accepted, oldest first: bounded by {@link #evict()}. */
+    private final Map<String, Verdict> accepted = new LinkedHashMap<>();
+    private final Map<String, Verdict> settled = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Verdict> eldest) {
+            return size() > MAX_SETTLED;
+        }
+    };
+    /** The characters of the accepted pushes kept. */
+    private long acceptedChars;
     private int readers = 1;
 
     /** {@code liveodds.partners}: every partner reads each message once (empty: the single partner). */
@@ -67,6 +77,7 @@ public class MessageVerdicts {
                 if (verdict == null) {
                     verdict = new Verdict(key);
                     accepted.put(key, verdict);
+                    evict();
                     exchange.setVariable(CLAIM, verdict);
                     exchange.getExchangeExtension().addOnCompletion(new Release(verdict, reader));
                     return;
@@ -94,7 +105,15 @@ public class MessageVerdicts {
     public void accepted(Exchange exchange) {
         Verdict verdict = exchange.getVariable(CLAIM, Verdict.class);
         if (verdict != null) {
-            verdict.outcome.complete(exchange.getMessage().getBody(Push.class));
+            Push push = exchange.getMessage().getBody(Push.class);
+            synchronized (this) {
+                if (accepted.get(verdict.key) == verdict) {
+                    verdict.chars = push.json().length() + (push.upstreamBody() == null ? 0 : push.upstreamBody().length());
+                    acceptedChars += verdict.chars;
+                    evict();
+                }
+            }
+            verdict.outcome.complete(push);
             taken(verdict, Objects.requireNonNullElse(exchange.getVariable(PartnerDeliveries.PARTNER, String.class), ""));
         }
     }
@@ -107,7 +126,9 @@ public class MessageVerdicts {
     }
 
     private synchronized void forget(Verdict verdict) {
-        accepted.remove(verdict.key, verdict);
+        if (accepted.remove(verdict.key, verdict)) {
+            acceptedChars -= verdict.chars;
+        }
         settled.remove(verdict.key, verdict);
     }
 
@@ -117,13 +138,13 @@ public class MessageVerdicts {
         }
     }
 
-    private static Map<String, Verdict> bounded(int max) {
-        return new LinkedHashMap<>() {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Verdict> eldest) {
-                return size() > max;
-            }
-        };
+    /** Under the lock: the oldest accepted pushes go while there are too many of them, or too large. */
+    private void evict() {
+        var oldest = accepted.values().iterator();
+        while (accepted.size() > MAX_ACCEPTED || acceptedChars > MAX_ACCEPTED_CHARS) {
+            acceptedChars -= oldest.next().chars;
+            oldest.remove();
+        }
     }
 
     /** A message's verdict: the push (accepted), null (ended at ingest: rejected or alive), or released (failed). */
@@ -131,6 +152,7 @@ public class MessageVerdicts {
         final String key;
         final CompletableFuture<Push> outcome = new CompletableFuture<>();
         final Set<String> takers = new HashSet<>();
+        long chars;
 
         Verdict(String key) {
             this.key = key;

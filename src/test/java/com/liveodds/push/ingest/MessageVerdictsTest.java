@@ -111,6 +111,23 @@ class MessageVerdictsTest {
         assertThat(http.getExchangeExtension().handoverCompletions()).isNull();
     }
 
+    @Test
+    void theAcceptedPushesKeptAreBoundedByTheirSize() throws Exception {
+        String large = "x".repeat(1024 * 1024);
+        for (int i = 0; i < 20; i++) {
+            Exchange exchange = read("a", "big-" + i);
+            verdicts.recall(exchange);
+            exchange.getMessage().setBody(new Push("big-" + i, "match:1", "odds", large, large, Instant.now()));
+            verdicts.accepted(exchange);
+        }
+        Exchange latest = read("b", "big-19");
+        verdicts.recall(latest);
+        assertThat(latest.getVariable(MessageVerdicts.VERDICT)).as("kept").isEqualTo("accepted");
+        Exchange oldest = read("b", "big-0");
+        verdicts.recall(oldest);
+        assertThat(oldest.getVariable(MessageVerdicts.VERDICT)).as("forgotten: judged again").isNull();
+    }
+
     private Exchange read(String partner, String key) {
         Exchange exchange = new DefaultExchange(context);
         exchange.setVariable(PartnerDeliveries.PARTNER, partner);
