@@ -240,20 +240,27 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
      * The active source's route of this partner, where the source reads per partner (routes/source-*.yaml with a
      * template): it names its partner ({@code liveoddsPartner}), keeps its own position on the broker, and waits for
      * liveoddsOptionalRoutes to start it. A list partner reads JMS through a shared durable subscription of its own on
-     * the upstream multicast address; the single partner reads the queue, as it always has.
+     * the upstream multicast address; the single partner reads the queue, as it always has. A source whose single
+     * partner keeps a route of its own (the file source) has a template for the partners of a list only,
+     * {@code liveodds-source-<source>-partner}.
      */
     private void addSourceRoute(PartnerSettings p) throws Exception {
-        String template = "liveodds-source-" + source;
-        if (context.getCamelContextExtension().getContextPlugin(Model.class).getRouteTemplateDefinition(template) == null) {
+        String route = "liveodds-source-" + source;
+        String template = p.isSingle() || !hasTemplate(route + "-partner") ? route : route + "-partner";
+        if (!hasTemplate(template)) {
             return;
         }
         TemplatedRouteBuilder.builder(context, template)
-                .routeId(template + p.suffix())
+                .routeId(route + p.suffix())
                 .parameter("suffix", p.suffix())
                 .parameter("partner", p.name())
                 .parameter("jmsDestinationType", p.isSingle() ? "queue" : "topic")
                 .parameter("jmsSubscribed", !p.isSingle())
                 .add();
+    }
+
+    private boolean hasTemplate(String id) {
+        return context.getCamelContextExtension().getContextPlugin(Model.class).getRouteTemplateDefinition(id) != null;
     }
 
     @Override

@@ -55,10 +55,11 @@ public class OptionalRoutes implements CamelContextAware, StartupListener {
         if (sandbox) {
             ids.addAll(SANDBOX_ROUTES);
         }
-        // the source's one route, or its route of each partner (LiveoddsPartners adds them from the source's template)
+        // the source's one route, or its route of each partner of a list (LiveoddsPartners adds them from the source's
+        // template; the file source's one route stays stopped then)
         String sourceRoute = "liveodds-source-" + source;
-        ids.add(sourceRoute);
-        partners.partners().stream().filter(p -> !p.isSingle()).forEach(p -> ids.add(sourceRoute + p.suffix()));
+        List<String> list = partners.partners().stream().filter(p -> !p.isSingle()).map(p -> sourceRoute + p.suffix()).toList();
+        ids.addAll(list.isEmpty() ? List.of(sourceRoute) : list);
         if (demo) {
             ids.add(DEMO_ROUTE);
         }
