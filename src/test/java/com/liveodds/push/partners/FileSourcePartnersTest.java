@@ -155,6 +155,30 @@ class FileSourcePartnersTest {
         assertThat(a.arrivals()).filteredOn(r -> id(r).startsWith("down-")).hasSize(12);
     }
 
+    @Test
+    void aBadFileIsReportedOnceWhileTheFirstPartnerIsHeldBackByItsBacklog() throws Exception {
+        long lettersBefore = service.deadLetterCount();
+        double rejectedBefore = rejected();
+        a.failing(path -> true);
+        try {
+            for (int i = 0; i < 8; i++) {
+                service.drop(String.format("held-%02d.json", i), Messages.odds(String.format("held-%02d", i), Messages.external("h", 901)));
+            }
+            // a's queues are full: its reading waits before the bad file, which b and c judge and report without it
+            service.drop("held-99-bad.json", "{\"message_id\": \"held-bad\", not json");
+            await().atMost(Duration.ofSeconds(20)).until(() -> ids(b, "held-").size() == 8 && ids(c, "held-").size() == 8);
+            await().atMost(Duration.ofSeconds(10)).until(() -> service.deadLetterCount() - lettersBefore == 1);
+            assertThat(rejected() - rejectedBefore).isEqualTo(1.0);
+            assertThat(service.inbox().resolve("held-99-bad.json")).as("a has not read it yet").exists();
+        } finally {
+            a.failing(path -> false);
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> delivered(a, "held-").size() == 8
+                && Files.exists(service.done().resolve("held-99-bad.json")));
+        assertThat(service.deadLetterCount() - lettersBefore).as("not again when a reads it").isEqualTo(1);
+        assertThat(rejected() - rejectedBefore).isEqualTo(1.0);
+    }
+
     private static double rejected() throws Exception {
         Double value = MetricsScrape.of(service).value("liveodds_messages_rejected_total");
         return value == null ? 0 : value;
