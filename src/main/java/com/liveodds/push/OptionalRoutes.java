@@ -7,6 +7,7 @@ import java.util.Locale;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
 import org.apache.camel.StartupListener;
+import org.apache.camel.model.Model;
 
 /**
  * Starts the routes that only some settings want: the active source's, the embedded sandbox's and the demo
@@ -55,11 +56,15 @@ public class OptionalRoutes implements CamelContextAware, StartupListener {
         if (sandbox) {
             ids.addAll(SANDBOX_ROUTES);
         }
-        // the source's one route, or its route of each partner of a list (LiveoddsPartners adds them from the source's
-        // template; the file source's one route stays stopped then)
+        // the source's one route, or its route of each partner (LiveoddsPartners adds them from the source's template);
+        // a source with a template for the partners of a list only (file) keeps its one route stopped then
         String sourceRoute = "liveodds-source-" + source;
-        List<String> list = partners.partners().stream().filter(p -> !p.isSingle()).map(p -> sourceRoute + p.suffix()).toList();
-        ids.addAll(list.isEmpty() ? List.of(sourceRoute) : list);
+        List<String> perPartner = partners.partners().stream().filter(p -> !p.isSingle()).map(p -> sourceRoute + p.suffix()).toList();
+        if (perPartner.isEmpty() || context.getCamelContextExtension().getContextPlugin(Model.class)
+                .getRouteTemplateDefinition(sourceRoute + "-partner") == null) {
+            ids.add(sourceRoute);
+        }
+        ids.addAll(perPartner);
         if (demo) {
             ids.add(DEMO_ROUTE);
         }
