@@ -25,7 +25,7 @@ class SourceRoutesTest {
     void withSeveralPartnersTheHttpSourceKeepsItsOneRoute() throws Exception {
         try (LoopbackPartner a = new LoopbackPartner(); LoopbackPartner b = new LoopbackPartner();
              RunningService service = RunningService.builder().partner("a", "1", a.baseUrl(), a.authUrl())
-                     .partner("b", "2", b.baseUrl(), b.authUrl()).set("liveodds.source", "http").start()) {
+                     .partner("b", "2", b.baseUrl(), b.authUrl()).set("liveodds.source", "http").set("liveodds.source.http.tokens", "ingest-token-1").start()) {
             assertThat(status(service, "liveodds-source-http")).isEqualTo(ServiceStatus.Started);
             assertThat(status(service, "liveodds-source-file")).isEqualTo(ServiceStatus.Stopped);
             assertThat(service.context().getRoute("liveodds-source-file-a")).isNull();
