@@ -1,6 +1,7 @@
 package com.liveodds.push.deadletter;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
@@ -14,6 +15,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
@@ -113,6 +115,49 @@ public class DeadLetterStore {
         Instant now = Instant.now();
         entry.put("received_at", Timestamps.format(now));
         return write(entry, now, textOr(entry, "message_id"));
+    }
+
+    /**
+     * A rejected message that several partners' sources read (its identity {@code key}: file, Kafka record, JMS
+     * message): dead-lettered by whichever reader judges it first, and never again, after a restart too (a hidden
+     * marker named by the key's hash stays in the store). Without a key, as {@link #rejected(byte[], RejectedMessageException)}.
+     *
+     * @return whether this call wrote the dead letter
+     */
+    public boolean rejectedOnce(byte[] original, RejectedMessageException rejection, String key) {
+        if (key == null) {
+            rejected(original, rejection);
+            return true;
+        }
+        Path marker = dir.resolve(".rejected-" + HexFormat.of().formatHex(sha256(key)));
+        try {
+            Files.createDirectories(dir);
+            Files.createFile(marker);
+        } catch (java.nio.file.FileAlreadyExistsException seen) {
+            return false;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot mark the rejection in " + dir, e);
+        }
+        try {
+            rejected(original, rejection);
+            return true;
+        } catch (RuntimeException e) {
+            // not kept: the next reader of the message dead-letters it
+            try {
+                Files.deleteIfExists(marker);
+            } catch (IOException ignored) {
+                // the message stays with its source anyway
+            }
+            throw e;
+        }
+    }
+
+    private static byte[] sha256(String key) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /**

@@ -63,7 +63,7 @@ public class MessageVerdicts {
      */
     public void recall(Exchange exchange) throws InterruptedException {
         String key = exchange.getVariable(KEY, String.class);
-        if (key == null) {
+        if (key == null || readers == 1) {
             return;
         }
         String reader = Objects.requireNonNullElse(exchange.getVariable(PartnerDeliveries.PARTNER, String.class), "");
