@@ -14,18 +14,14 @@ import org.apache.camel.AsyncCallback;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangePattern;
 import org.apache.camel.support.AsyncProcessorSupport;
-import org.apache.camel.support.ExchangeHelper;
-import org.apache.camel.support.UnitOfWorkHelper;
 
 /**
  * Hands an accepted push to the delivery of each partner that has its match booked (contract section 16). A source
  * instantiated per partner (its own Kafka group, JMS queue or inbox progress) names its partner in the exchange
- * variable {@value #PARTNER}: the push goes to that partner's queues only. A source shared by all partners names none:
- * each booked partner gets the push, and the message ends once every one of them has delivered, superseded or
- * dead-lettered it (failed, so that the source keeps it, if any partner handed it back). An InOut caller (the HTTP
- * source, a replay of a rejected message) gets its exchange back then; an InOnly source (file, JMS, Kafka) is free
- * again at once, as with one partner ({@link MatchQueues}), and its completions (commit, acknowledgement, the file's
- * move) run then. A push for no booked partner ends at once, counted as not booked
+ * variable {@value #PARTNER}: the push goes to that partner's queues only. A source shared by all partners (the HTTP
+ * source, a replay of a rejected message) names none: each booked partner gets the push, and the caller gets its
+ * exchange back once every one of them has delivered, superseded or dead-lettered it (failed, so that the source keeps
+ * it, if any partner handed it back). A push for no booked partner ends at once, counted as not booked
  * ({@code liveodds_messages_not_booked_total}).
  */
 public class PartnerDeliveries extends AsyncProcessorSupport {
@@ -66,11 +62,7 @@ public class PartnerDeliveries extends AsyncProcessorSupport {
         return fanOut(exchange, push, callback);
     }
 
-    /**
-     * Every booked partner gets a copy. An InOut caller waits for all of them (the HTTP source and replay wait anyway);
-     * an InOnly source hands its completions over and goes on with its next message: waiting would hold a JMS consumer
-     * thread per message for as long as the slowest partner takes, so that one slow match held every other match.
-     */
+    /** Every booked partner gets a copy; the caller waits for all of them (the HTTP source and replay wait anyway). */
     private boolean fanOut(Exchange exchange, Push push, AsyncCallback callback) {
         List<Partner> booked = new ArrayList<>();
         for (Partner partner : partners.values()) {
@@ -84,12 +76,10 @@ public class PartnerDeliveries extends AsyncProcessorSupport {
             callback.done(true);
             return true;
         }
-        boolean callerWaits = ExchangeHelper.isOutCapable(exchange);
-        Exchange message = callerWaits ? exchange : ExchangeHelper.createCorrelatedCopy(exchange, true, true);
         AtomicInteger left = new AtomicInteger(booked.size());
         AtomicReference<Throwable> handedBack = new AtomicReference<>();
         for (Partner partner : booked) {
-            Exchange copy = message.copy();
+            Exchange copy = exchange.copy();
             copy.setPattern(ExchangePattern.InOut);
             copy.setVariable(PARTNER, partner.name);
             partner.queues.process(copy, doneSync -> {
@@ -98,21 +88,13 @@ public class PartnerDeliveries extends AsyncProcessorSupport {
                 }
                 if (left.decrementAndGet() == 0) {
                     if (handedBack.get() != null) {
-                        message.setException(handedBack.get());
+                        exchange.setException(handedBack.get());
                     }
-                    if (callerWaits) {
-                        callback.done(false);
-                    } else {
-                        UnitOfWorkHelper.doneSynchronizations(message, message.getExchangeExtension().handoverCompletions());
-                    }
+                    callback.done(false);
                 }
             });
         }
-        if (callerWaits) {
-            return false;
-        }
-        callback.done(true);
-        return true;
+        return false;
     }
 
     private record Partner(String name, MatchQueues queues, Booking booking, Meters meters, Counter[] counter) {
