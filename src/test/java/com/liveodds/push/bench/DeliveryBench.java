@@ -66,8 +66,14 @@ class DeliveryBench {
     private static final boolean JFR = Boolean.getBoolean("bench.jfr");
     /** -Dbench.parts=throughput,hot: only those parts of the bench (isolation, throughput, hot, latency, fan-out). */
     private static final Set<String> PARTS = Set.of(System.getProperty("bench.parts", "isolation,throughput,hot,latency,fan-out").split(","));
-    /** -Dbench.fan-out.sources=file: the sources the fan-out runs with (file, jms). */
-    private static final List<String> FAN_OUT_SOURCES = List.of(System.getProperty("bench.fan-out.sources", "file,jms").split(","));
+    /** -Dbench.fan-out.sources=file,jms: the sources the fan-out runs with (file, jms). */
+    private static final List<String> FAN_OUT_SOURCES = List.of(System.getProperty("bench.fan-out.sources", "file").split(","));
+    /**
+     * -Dbench.fan-out.jms=topic: the fan-out's JMS upstream publishes to the topic {@code liveodds.source.jms.queue}
+     * names, once the service is up (its partners' subscriptions exist only from then on), for a service that reads a
+     * queue per partner on a multicast address; by default it preloads the queue, as every other JMS run.
+     */
+    private static final boolean FAN_OUT_JMS_TOPIC = System.getProperty("bench.fan-out.jms", "queue").equals("topic");
     /** Partners of the fan-out (contract 16: 16 at 20 ms). */
     private static final int FAN_OUT_PARTNERS = 16;
 
@@ -316,15 +322,19 @@ class DeliveryBench {
         if (JFR) {
             jvmOptions.add("-XX:StartFlightRecording=filename=" + dir.resolve("service.jfr") + ",settings=profile");
         }
-        try (Upstream upstream = source.equals("jms") ? new Upstream.Jms(broker, queue, before == null) : new Upstream.Folder(inbox)) {
-            if (before != null) {
-                before.send(upstream, arrivals);
+        // a topic's subscriptions (a queue per partner) exist only once the service is up: what other runs preload is sent then
+        boolean topic = source.equals("jms") && partners.size() > 1 && FAN_OUT_JMS_TOPIC;
+        Feed preload = topic ? null : before;
+        Feed running = topic ? before : during;
+        try (Upstream upstream = source.equals("jms") ? new Upstream.Jms(broker, queue, preload == null, topic) : new Upstream.Folder(inbox)) {
+            if (preload != null) {
+                preload.send(upstream, arrivals);
                 upstream.settle(load.size);
             }
             try (ServiceUnderTest service = ServiceUnderTest.start(JAR, jvmOptions, settings(source, queue, dir, inbox, deadLetters, partners), log);
                  CpuMeter meter = new CpuMeter(service.handle(), receivers)) {
-                if (during != null) {
-                    during.send(upstream, arrivals);
+                if (running != null) {
+                    running.send(upstream, arrivals);
                 }
                 awaitDone(receivers, deadLetters);
                 peakRss = service.peakRssKiB();
