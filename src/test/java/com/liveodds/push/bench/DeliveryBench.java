@@ -66,14 +66,8 @@ class DeliveryBench {
     private static final boolean JFR = Boolean.getBoolean("bench.jfr");
     /** -Dbench.parts=throughput,hot: only those parts of the bench (isolation, throughput, hot, latency, fan-out). */
     private static final Set<String> PARTS = Set.of(System.getProperty("bench.parts", "isolation,throughput,hot,latency,fan-out").split(","));
-    /** -Dbench.fan-out.sources=file,jms: the sources the fan-out runs with (file, jms). */
-    private static final List<String> FAN_OUT_SOURCES = List.of(System.getProperty("bench.fan-out.sources", "file").split(","));
-    /**
-     * -Dbench.fan-out.jms=topic: the fan-out's JMS upstream publishes to the topic {@code liveodds.source.jms.queue}
-     * names, once the service is up (its partners' subscriptions exist only from then on), for a service that reads a
-     * queue per partner on a multicast address; by default it preloads the queue, as every other JMS run.
-     */
-    private static final boolean FAN_OUT_JMS_TOPIC = System.getProperty("bench.fan-out.jms", "queue").equals("topic");
+    /** -Dbench.fan-out.sources=file: only those sources in the fan-out (file, jms). */
+    private static final List<String> FAN_OUT_SOURCES = List.of(System.getProperty("bench.fan-out.sources", "file,jms").split(","));
     /** Partners of the fan-out (contract 16: 16 at 20 ms). */
     private static final int FAN_OUT_PARTNERS = 16;
 
@@ -263,9 +257,10 @@ class DeliveryBench {
     /**
      * Contract 16's cost: 16 partners of {@code liveodds.partners} (p01 to p16, each its own receiver on loopback with
      * its own partner id, token endpoint and token, each booking every match, max-in-flight as the other runs) at
-     * 20 ms, 10,000 messages over 64 matches preloaded into the source, every message pushed to every partner. Next to
-     * the raw client pushing the same messages to the same 16 receivers under the same rule (a client per partner, one
-     * push in flight per match and partner, at most 256 per partner): pushes per second and CPU per push.
+     * 20 ms, 10,000 messages over 64 matches preloaded into the source (JMS: published once the service is up), every
+     * message pushed to every partner. Next to the raw client pushing the same messages to the same 16 receivers under
+     * the same rule (a client per partner, one push in flight per match and partner, at most 256 per partner): pushes
+     * per second and CPU per push.
      */
     private void fanOut() throws Exception {
         int n = (int) (10_000 * SCALE);
@@ -322,8 +317,10 @@ class DeliveryBench {
         if (JFR) {
             jvmOptions.add("-XX:StartFlightRecording=filename=" + dir.resolve("service.jfr") + ",settings=profile");
         }
-        // a topic's subscriptions (a queue per partner) exist only once the service is up: what other runs preload is sent then
-        boolean topic = source.equals("jms") && partners.size() > 1 && FAN_OUT_JMS_TOPIC;
+        // with liveodds.partners, liveodds.source.jms.queue names a multicast address with a queue per partner (contract 16):
+        // the upstream publishes to the topic, whose queues exist only once the service is up, so what is preloaded
+        // elsewhere is sent then
+        boolean topic = source.equals("jms") && partners.size() > 1;
         Feed preload = topic ? null : before;
         Feed running = topic ? before : during;
         try (Upstream upstream = source.equals("jms") ? new Upstream.Jms(broker, queue, preload == null, topic) : new Upstream.Folder(inbox)) {
