@@ -323,7 +323,7 @@ class DeliveryBench {
         boolean topic = source.equals("jms") && partners.size() > 1;
         Feed preload = topic ? null : before;
         Feed running = topic ? before : during;
-        try (Upstream upstream = source.equals("jms") ? new Upstream.Jms(broker, queue, preload == null, topic) : new Upstream.Folder(inbox)) {
+        try (Upstream upstream = source.equals("jms") ? new Upstream.Jms(broker, queue, before == null, topic) : new Upstream.Folder(inbox)) {
             if (preload != null) {
                 preload.send(upstream, arrivals);
                 upstream.settle(load.size);
