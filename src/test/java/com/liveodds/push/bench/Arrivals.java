@@ -151,7 +151,7 @@ final class Arrivals {
 
     /** Messages per second from the first to the last first acceptance. */
     double throughput() {
-        return throughput(0);
+        return throughput(List.of(this), 0);
     }
 
     /**
@@ -159,11 +159,16 @@ final class Arrivals {
      * there, its start-up and JIT compilation mostly behind it.
      */
     double warmThroughput() {
-        return throughput(0.5);
+        return throughput(List.of(this), 0.5);
     }
 
-    private double throughput(double skipped) {
-        long[] times = IntStream.range(0, load.size).filter(i -> accepted.get(i) > 0).mapToLong(i -> firstAcceptedAt[i]).sorted().toArray();
+    /**
+     * Pushes per second of several receivers of the same load together (the fan-out), over the first acceptances
+     * after the given share of them (0: the whole run; 0.5: its second half).
+     */
+    static double throughput(List<Arrivals> receivers, double skipped) {
+        long[] times = receivers.stream().flatMapToLong(a -> IntStream.range(0, a.load.size).filter(i -> a.accepted.get(i) > 0)
+                .mapToLong(i -> a.firstAcceptedAt[i])).sorted().toArray();
         int from = (int) (times.length * skipped);
         int n = times.length - from;
         return n < 2 || times[times.length - 1] == times[from] ? 0 : (n - 1) / ((times[times.length - 1] - times[from]) / 1e9);

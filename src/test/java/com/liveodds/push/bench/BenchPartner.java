@@ -15,20 +15,34 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerRequest;
 
 /**
- * A fast partner on 127.0.0.1 (Vert.x, two event loops): the token endpoint {@code POST /auth/oauth/token} and the
- * push paths {@code /v1/liveodds/42/match:{id}/{type}}, answered 202 after an injected latency that holds no thread
+ * A fast partner on 127.0.0.1 (Vert.x): the token endpoint {@code POST /auth/oauth/token} and the push paths
+ * {@code /v1/liveodds/<partner id>/match:{id}/{type}}, answered 202 after an injected latency that holds no thread
  * ({@code vertx.setTimer}), or 503 for one match during a chosen window. What arrives is recorded in the current
- * run's {@link Arrivals}.
+ * run's {@link Arrivals}. A push without this partner's own token is answered 401 and counted: in the fan-out, a
+ * token of one partner sent to another shows there.
  */
 final class BenchPartner implements AutoCloseable {
 
-    static final String PARTNER_ID = "42";
-    static final String CLIENT_ID = "bench-client";
-    static final String CLIENT_SECRET = "bench-secret";
-    private static final String TOKEN = "bench-token";
-    private static final String PUSH_PREFIX = "/v1/liveodds/" + PARTNER_ID + "/";
-    private static final String TOKEN_ANSWER = "{\"access_token\":\"" + TOKEN + "\",\"token_type\":\"Bearer\",\"expires_in\":3600}";
+    /**
+     * Who a partner is: its name in {@code liveodds.partners} (empty for the single partner of
+     * {@code liveodds.partner.*}), the id in its push paths, the client credentials it expects and the token it hands out.
+     */
+    record Identity(String name, String partnerId, String clientId, String clientSecret, String token) {
 
+        /** The partner of the single-partner runs. */
+        static final Identity SINGLE = new Identity("", "42", "bench-client", "bench-secret", "bench-token");
+
+        /** Receiver r (from 0) of the fan-out: partner {@code p01}, {@code p02}, ... */
+        static Identity receiver(int r) {
+            String name = String.format("p%02d", r + 1);
+            return new Identity(name, Integer.toString(101 + r), "client-" + name, "secret-of-" + name, "token-of-" + name);
+        }
+    }
+
+    final Identity identity;
+    private final String pushPrefix;
+    private final String authorization;
+    private final String tokenAnswer;
     private final Vertx vertx;
     private final List<HttpServer> servers = new ArrayList<>();
     private final int port;
@@ -40,15 +54,32 @@ final class BenchPartner implements AutoCloseable {
     private volatile long failFrom;
     private volatile long failUntil;
 
-    private BenchPartner(Vertx vertx, int port) {
+    private BenchPartner(Identity identity, Vertx vertx, int port) {
+        this.identity = identity;
+        this.pushPrefix = "/v1/liveodds/" + identity.partnerId() + "/";
+        this.authorization = "Bearer " + identity.token();
+        this.tokenAnswer = "{\"access_token\":\"" + identity.token() + "\",\"token_type\":\"Bearer\",\"expires_in\":3600}";
         this.vertx = vertx;
         this.port = port;
     }
 
+    /** The partner of the single-partner runs, on two event loops. */
     static BenchPartner start() throws Exception {
-        int eventLoops = 2;
+        return start(Identity.SINGLE, 2);
+    }
+
+    /** The receivers of the fan-out, one event loop each (the machine has no more cores for them than for one). */
+    static List<BenchPartner> start(int receivers) throws Exception {
+        List<BenchPartner> started = new ArrayList<>();
+        for (int r = 0; r < receivers; r++) {
+            started.add(start(Identity.receiver(r), 1));
+        }
+        return started;
+    }
+
+    private static BenchPartner start(Identity identity, int eventLoops) throws Exception {
         Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(eventLoops));
-        BenchPartner partner = new BenchPartner(vertx, RunningService.freePort());
+        BenchPartner partner = new BenchPartner(identity, vertx, RunningService.freePort());
         // several servers on one port: Vert.x spreads the connections over their event loops
         for (int i = 0; i < eventLoops; i++) {
             HttpServer server = vertx.createHttpServer().requestHandler(partner::handle);
@@ -96,9 +127,9 @@ final class BenchPartner implements AutoCloseable {
         } else if (path.equals("/auth/oauth/token")) {
             request.body().onSuccess(form -> {
                 tokenRequests.increment();
-                request.response().putHeader("Content-Type", "application/json").end(TOKEN_ANSWER);
+                request.response().putHeader("Content-Type", "application/json").end(tokenAnswer);
             });
-        } else if (path.startsWith(PUSH_PREFIX)) {
+        } else if (path.startsWith(pushPrefix)) {
             request.body().onSuccess(body -> push(request, path, body));
         } else {
             request.response().setStatusCode(404).end();
@@ -107,13 +138,13 @@ final class BenchPartner implements AutoCloseable {
 
     private void push(HttpServerRequest request, String path, Buffer body) {
         long now = System.nanoTime();
-        if (!("Bearer " + TOKEN).equals(request.getHeader("Authorization"))) {
+        if (!authorization.equals(request.getHeader("Authorization"))) {
             unauthorized.increment();
             request.response().setStatusCode(401).end();
             return;
         }
-        int slash = path.indexOf('/', PUSH_PREFIX.length());
-        String matchId = slash < 0 ? path.substring(PUSH_PREFIX.length()) : path.substring(PUSH_PREFIX.length(), slash);
+        int slash = path.indexOf('/', pushPrefix.length());
+        String matchId = slash < 0 ? path.substring(pushPrefix.length()) : path.substring(pushPrefix.length(), slash);
         String type = slash < 0 ? "" : path.substring(slash + 1);
         Arrivals run = arrivals;
         if (type.equals("heartbeat")) {

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntPredicate;
+import java.util.function.ToLongFunction;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
@@ -36,12 +38,13 @@ import org.slf4j.LoggerFactory;
  * folder), a fast partner on loopback with injected latency ({@link BenchPartner}), and in the same run a raw
  * HttpClient baseline ({@link RawBaseline}, in a JVM of its own) pushing the same messages to the same partner under
  * the same per-match rule. Prints the figures as service / baseline ratios with the goals of contract section 14
- * (throughput, CPU per message, peak RSS); timings are printed, never asserted. Every run checks per-match order
- * and loss, and those fail the bench.
+ * (throughput, CPU per message, peak RSS) and of section 16 (the fan-out to 16 partners); timings are printed, never
+ * asserted. Every run checks per-match order and loss, at every partner, and those fail the bench.
  *
  * <p>{@code mvn -B verify -Pbench} (packages the jar first). {@code -Dbench.scale=0.25} shrinks the message counts
  * and paced durations; {@code -Dbench.max-in-flight} and {@code -Dbench.jms-consumers} are passed to the service
- * (defaults 256, 4); {@code -Dbench.parts}, {@code -Dbench.jfr} and {@code -Dbench.service-jvm-options} below.
+ * (defaults 256, 4); {@code -Dbench.parts}, {@code -Dbench.fan-out.sources}, {@code -Dbench.jfr} and
+ * {@code -Dbench.service-jvm-options} below.
  */
 @Tag("bench")
 class DeliveryBench {
@@ -61,16 +64,27 @@ class DeliveryBench {
             .filter(o -> !o.isBlank()).toList();
     /** -Dbench.jfr=true: each service run records a JFR profile (settings=profile) into its folder as service.jfr, the raw client next to it. */
     private static final boolean JFR = Boolean.getBoolean("bench.jfr");
-    /** -Dbench.parts=throughput,hot: only those parts of the bench (isolation, throughput, hot, latency). */
-    private static final Set<String> PARTS = Set.of(System.getProperty("bench.parts", "isolation,throughput,hot,latency").split(","));
+    /** -Dbench.parts=throughput,hot: only those parts of the bench (isolation, throughput, hot, latency, fan-out). */
+    private static final Set<String> PARTS = Set.of(System.getProperty("bench.parts", "isolation,throughput,hot,latency,fan-out").split(","));
+    /** -Dbench.fan-out.sources=file: only those sources in the fan-out (file, jms). */
+    private static final List<String> FAN_OUT_SOURCES = List.of(System.getProperty("bench.fan-out.sources", "file,jms").split(","));
+    /** Partners of the fan-out (contract 16: 16 at 20 ms). */
+    private static final int FAN_OUT_PARTNERS = 16;
 
     /** One way of handing a run's messages over: all at once before the service starts, or paced while it runs. */
     private interface Feed {
         void send(Upstream upstream, Arrivals arrivals) throws Exception;
     }
 
-    /** A finished run: what arrived, the process's peak RSS (KiB) and its CPU per delivered message (µs). */
-    private record Run(Arrivals arrivals, long peakRssKiB, double cpuMicros) {
+    /**
+     * A finished run: what arrived at each partner, the process's peak RSS (KiB) and its CPU per delivered message
+     * (µs; per push in the fan-out).
+     */
+    private record Run(List<Arrivals> receivers, long peakRssKiB, double cpuMicros) {
+        /** What arrived at the partner of a single-partner run. */
+        Arrivals arrivals() {
+            return receivers.get(0);
+        }
     }
 
     private final FigureTable table = new FigureTable();
@@ -102,11 +116,10 @@ class DeliveryBench {
                 addedLatency("jms", "p99 ≤ 10, max ≤ 50", (p50, p99, max) -> p99 <= 10 && max <= 50);
                 addedLatency("file", "p50 ≤ 60, p99 ≤ 150", (p50, p99, max) -> p50 <= 60 && p99 <= 150);
             }
-            table.run(String.format("partner: %d token requests, %d pushes answered 401 (wrong or missing token)",
-                    partner.tokenRequests(), partner.unauthorized()));
-            if (partner.unauthorized() > 0) {
-                problems.add(partner.unauthorized() + " pushes came without the partner's token");
+            if (PARTS.contains("fan-out")) {
+                fanOut();
             }
+            checkTokens(partner);
         } finally {
             String result = String.format("Delivery bench, %s, max-in-flight %s, JMS consumers %s, scale %s, %d s in all, "
                             + "%d cores, load average %s before and %s after%n%n%s",
@@ -139,7 +152,7 @@ class DeliveryBench {
         Arrivals s = serviceRun("isolation-jms", "jms", service, 5, null,
                 (up, arrivals) -> failingMatchFeed(up, arrivals, rate, warmUp, failFrom)).arrivals();
         Load raw = new Load("iso-raw", n, matches);
-        Arrivals r = pacedBaselineRun("isolation", raw, 5, (up, arrivals) -> failingMatchFeed(up, arrivals, rate, warmUp, failFrom));
+        Arrivals r = pacedBaselineRun("isolation", raw, 5, (up, arrivals) -> failingMatchFeed(up, arrivals, rate, warmUp, failFrom)).arrivals();
 
         long delayed = delayedMatches(s, duringFailure, 1000);
         double worst = max(s.latenciesMs(duringFailure));
@@ -179,8 +192,8 @@ class DeliveryBench {
         int n = (int) (20_000 * SCALE);
         int matches = 64;
         String size = String.format("%,d msgs / %d matches", n, matches);
-        Run raw0 = rawRun("throughput-at-once", new Load("t0-raw", n, matches), 0);
-        Run raw20 = rawRun("throughput-20ms", new Load("t20-raw", n, matches), 20);
+        Run raw0 = rawRun("throughput-at-once", List.of(partner), new Load("t0-raw", n, matches), 0);
+        Run raw20 = rawRun("throughput-20ms", List.of(partner), new Load("t20-raw", n, matches), 20);
         for (String source : List.of("file", "jms")) {
             Load at0 = new Load("t0-" + source, n, matches);
             Run s0 = serviceRun("throughput-at-once-" + source, source, at0, 0, all(at0), null);
@@ -198,11 +211,11 @@ class DeliveryBench {
     }
 
     private void throughputRow(String figure, Run service, Run raw, double goal) {
-        double s = service.arrivals().warmThroughput();
-        double r = raw.arrivals().warmThroughput();
+        double s = Arrivals.throughput(service.receivers(), 0.5);
+        double r = Arrivals.throughput(raw.receivers(), 0.5);
         boolean judged = goal > 0;
-        table.add(figure + ", second half (whole run)", FigureTable.number(s) + " (" + FigureTable.number(service.arrivals().throughput()) + ")",
-                FigureTable.number(r) + " (" + FigureTable.number(raw.arrivals().throughput()) + ")", FigureTable.ratio(s, r),
+        table.add(figure + ", second half (whole run)", FigureTable.number(s) + " (" + FigureTable.number(Arrivals.throughput(service.receivers(), 0)) + ")",
+                FigureTable.number(r) + " (" + FigureTable.number(Arrivals.throughput(raw.receivers(), 0)) + ")", FigureTable.ratio(s, r),
                 judged ? "≥ " + goal + " × baseline" : "—", judged ? (Boolean) (s >= goal * r) : null);
     }
 
@@ -212,7 +225,7 @@ class DeliveryBench {
         for (long latency : new long[] {0, 20}) {
             Load service = new Load("hot" + latency + "-svc", n, 1);
             Run s = serviceRun("hot-match-" + latency + "ms-jms", "jms", service, latency, all(service), null);
-            Run r = rawRun("hot-match-" + latency + "ms", new Load("hot" + latency + "-raw", n, 1), latency);
+            Run r = rawRun("hot-match-" + latency + "ms", List.of(partner), new Load("hot" + latency + "-raw", n, 1), latency);
             throughputRow(String.format("one hot match (msg/s), %,d msgs, JMS, partner %s", n,
                     latency == 0 ? "at once" : latency + " ms (limit 50)"), s, r, latency == 0 ? 0 : 0.9);
         }
@@ -241,13 +254,62 @@ class DeliveryBench {
                 met.met(p50, p99, max));
     }
 
+    /**
+     * Contract 16's cost: 16 partners of {@code liveodds.partners} (p01 to p16, each its own receiver on loopback with
+     * its own partner id, token endpoint and token, each booking every match, max-in-flight as the other runs) at
+     * 20 ms, 10,000 messages over 64 matches preloaded into the source (JMS: published once the service is up), every
+     * message pushed to every partner. Next to the raw client pushing the same messages to the same 16 receivers under
+     * the same rule (a client per partner, one push in flight per match and partner, at most 256 per partner): pushes
+     * per second and CPU per push.
+     */
+    private void fanOut() throws Exception {
+        int n = (int) (10_000 * SCALE);
+        int matches = 64;
+        List<BenchPartner> receivers = BenchPartner.start(FAN_OUT_PARTNERS);
+        try {
+            String size = String.format("%,d msgs / %d matches × %d partners", n, matches, receivers.size());
+            Run raw = rawRun("fan-out-20ms", receivers, new Load("fo-raw", n, matches), 20);
+            for (String source : FAN_OUT_SOURCES) {
+                Load load = new Load("fo-" + source, n, matches);
+                Run s = serviceRun("fan-out-20ms-" + source, source, receivers, load, 20, all(load), null);
+                throughputRow("fan-out (pushes/s), " + size + ", " + source + ", partners 20 ms", s, raw, 0.8);
+                table.add("CPU per push (µs, user+sys of the process over the second half), fan-out, " + source,
+                        FigureTable.number(s.cpuMicros()), FigureTable.number(raw.cpuMicros()),
+                        FigureTable.ratio(s.cpuMicros(), raw.cpuMicros()), "—", null);
+                table.add("peak RSS (MiB) after that run, default launch", mib(s.peakRssKiB()), mib(raw.peakRssKiB()),
+                        FigureTable.ratio(s.peakRssKiB(), raw.peakRssKiB()), "—", null);
+            }
+        } finally {
+            for (BenchPartner receiver : receivers) {
+                checkTokens(receiver);
+                receiver.close();
+            }
+        }
+    }
+
+    private void checkTokens(BenchPartner p) {
+        String name = p.identity.name().isEmpty() ? "partner" : "partner " + p.identity.name();
+        table.run(String.format("%s: %d token requests, %d pushes answered 401 (wrong or missing token)", name, p.tokenRequests(),
+                p.unauthorized()));
+        if (p.unauthorized() > 0) {
+            problems.add(name + ": " + p.unauthorized() + " pushes came without its token");
+        }
+    }
+
     private Run serviceRun(String name, String source, Load load, long partnerLatencyMs, Feed before, Feed during) throws Exception {
+        return serviceRun(name, source, List.of(partner), load, partnerLatencyMs, before, during);
+    }
+
+    /** A run of the service pushing to these partners (one: the single partner of {@code liveodds.partner.*}). */
+    private Run serviceRun(String name, String source, List<BenchPartner> partners, Load load, long partnerLatencyMs, Feed before,
+                           Feed during) throws Exception {
         Path dir = Files.createDirectories(work.resolve(name));
         Path inbox = Files.createDirectories(dir.resolve("inbox"));
         Path deadLetters = dir.resolve("dead-letter");
         Path log = dir.resolve("service.log");
         String queue = "bench." + name;
-        Arrivals arrivals = partner.record(load, partnerLatencyMs);
+        List<Arrivals> receivers = partners.stream().map(p -> p.record(load, partnerLatencyMs)).toList();
+        Arrivals arrivals = receivers.get(0);
         long started = System.nanoTime();
         long peakRss;
         double cpu;
@@ -255,44 +317,51 @@ class DeliveryBench {
         if (JFR) {
             jvmOptions.add("-XX:StartFlightRecording=filename=" + dir.resolve("service.jfr") + ",settings=profile");
         }
-        try (Upstream upstream = source.equals("jms") ? new Upstream.Jms(broker, queue, before == null) : new Upstream.Folder(inbox)) {
-            if (before != null) {
-                before.send(upstream, arrivals);
+        // with liveodds.partners, liveodds.source.jms.queue names a multicast address with a queue per partner (contract 16):
+        // the upstream publishes to the topic, whose queues exist only once the service is up, so what is preloaded
+        // elsewhere is sent then
+        boolean topic = source.equals("jms") && partners.size() > 1;
+        Feed preload = topic ? null : before;
+        Feed running = topic ? before : during;
+        try (Upstream upstream = source.equals("jms") ? new Upstream.Jms(broker, queue, before == null, topic) : new Upstream.Folder(inbox)) {
+            if (preload != null) {
+                preload.send(upstream, arrivals);
                 upstream.settle(load.size);
             }
-            try (ServiceUnderTest service = ServiceUnderTest.start(JAR, jvmOptions, settings(source, queue, dir, inbox, deadLetters), log);
-                 CpuMeter meter = new CpuMeter(service.handle(), arrivals)) {
-                if (during != null) {
-                    during.send(upstream, arrivals);
+            try (ServiceUnderTest service = ServiceUnderTest.start(JAR, jvmOptions, settings(source, queue, dir, inbox, deadLetters, partners), log);
+                 CpuMeter meter = new CpuMeter(service.handle(), receivers)) {
+                if (running != null) {
+                    running.send(upstream, arrivals);
                 }
-                awaitDone(arrivals, deadLetters);
+                awaitDone(receivers, deadLetters);
                 peakRss = service.peakRssKiB();
                 cpu = meter.microsPerMessage();
             }
         }
-        finish(name, arrivals, deadLetters, started, String.format("CPU %s µs/msg, peak RSS %s MiB, log %s",
-                FigureTable.number(cpu), mib(peakRss), log));
-        return new Run(arrivals, peakRss, cpu);
+        finish(name, partners, receivers, deadLetters, started, String.format("CPU %s µs/%s, peak RSS %s MiB, log %s",
+                FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", mib(peakRss), log));
+        return new Run(receivers, peakRss, cpu);
     }
 
     /** The raw client fed at a pace (isolation): it runs in the bench JVM, which paces it and injects the 503s. */
-    private Arrivals pacedBaselineRun(String name, Load load, long partnerLatencyMs, Feed feed) throws Exception {
-        Arrivals arrivals = partner.record(load, partnerLatencyMs);
+    private Run pacedBaselineRun(String name, Load load, long partnerLatencyMs, Feed feed) throws Exception {
+        List<Arrivals> arrivals = List.of(partner.record(load, partnerLatencyMs));
         long started = System.nanoTime();
-        try (RawBaseline raw = new RawBaseline(partner.baseUrl(), partner.authUrl(), BASELINE_MAX_IN_FLIGHT, () -> { })) {
-            feed.send(raw::push, arrivals);
+        try (RawBaseline raw = new RawBaseline(partner.identity, partner.baseUrl(), partner.authUrl(), BASELINE_MAX_IN_FLIGHT, () -> { })) {
+            feed.send(raw::push, arrivals.get(0));
             awaitDone(arrivals, null);
         }
-        finish("raw baseline " + name, arrivals, null, started, "in the bench JVM, paced");
-        return arrivals;
+        finish("raw baseline " + name, List.of(partner), arrivals, null, started, "in the bench JVM, paced");
+        return new Run(arrivals, -1, Double.NaN);
     }
 
     /**
      * The raw client alone in a JVM of its own with JVM defaults ({@link RawBaseline#main}), every message handed to it
-     * at once: its throughput, CPU per message and peak RSS are what the service's are divided by.
+     * at once, for each of these partners: its throughput, CPU per message and peak RSS are what the service's are
+     * divided by.
      */
-    private Run rawRun(String name, Load load, long partnerLatencyMs) throws Exception {
-        Arrivals arrivals = partner.record(load, partnerLatencyMs);
+    private Run rawRun(String name, List<BenchPartner> partners, Load load, long partnerLatencyMs) throws Exception {
+        List<Arrivals> arrivals = partners.stream().map(p -> p.record(load, partnerLatencyMs)).toList();
         long started = System.nanoTime();
         Path log = work.resolve("raw-" + name + ".log");
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
@@ -303,7 +372,8 @@ class DeliveryBench {
         if (JFR) {
             command.add("-XX:StartFlightRecording=filename=" + work.resolve("raw-" + name + ".jfr") + ",settings=profile");
         }
-        command.addAll(List.of(RawBaseline.class.getName(), partner.baseUrl(), partner.authUrl(), load.tag,
+        command.addAll(List.of(RawBaseline.class.getName(), String.join(",", partners.stream().map(BenchPartner::baseUrl).toList()),
+                String.join(",", partners.stream().map(BenchPartner::authUrl).toList()), load.tag,
                 Integer.toString(load.size), Integer.toString(load.matches)));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         double cpu;
@@ -318,18 +388,24 @@ class DeliveryBench {
         String result = output.lines().filter(l -> l.startsWith("RAW-RESULT ")).findFirst()
                 .orElseThrow(() -> new IllegalStateException("raw baseline JVM failed: " + output));
         long kib = Long.parseLong(result.split(" ")[3]);
-        finish("raw baseline " + name, arrivals, null, started, String.format("in its own JVM; CPU %s µs/msg, peak RSS %s MiB",
-                FigureTable.number(cpu), mib(kib)));
+        finish("raw baseline " + name, partners, arrivals, null, started, String.format("in its own JVM; CPU %s µs/%s, peak RSS %s MiB",
+                FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", mib(kib)));
         return new Run(arrivals, kib, cpu);
     }
 
-    private Map<String, String> settings(String source, String queue, Path dir, Path inbox, Path deadLetters) {
+    private Map<String, String> settings(String source, String queue, Path dir, Path inbox, Path deadLetters, List<BenchPartner> partners) {
         Map<String, String> s = new LinkedHashMap<>();
-        s.put("liveodds.partner.id", BenchPartner.PARTNER_ID);
-        s.put("liveodds.partner.base-url", partner.baseUrl());
-        s.put("liveodds.partner.auth-url", partner.authUrl());
-        s.put("liveodds.partner.client-id", BenchPartner.CLIENT_ID);
-        s.put("liveodds.partner.client-secret", BenchPartner.CLIENT_SECRET);
+        for (BenchPartner p : partners) {
+            String key = p.identity.name().isEmpty() ? "liveodds.partner." : "liveodds.partners." + p.identity.name() + ".";
+            if (!p.identity.name().isEmpty()) {
+                s.merge("liveodds.partners", p.identity.name(), (a, b) -> a + "," + b);
+            }
+            s.put(key + "id", p.identity.partnerId());
+            s.put(key + "base-url", p.baseUrl());
+            s.put(key + "auth-url", p.authUrl());
+            s.put(key + "client-id", p.identity.clientId());
+            s.put(key + "client-secret", p.identity.clientSecret());
+        }
         s.put("liveodds.source", source);
         s.put("liveodds.source.file.dir", inbox.toString());
         s.put("liveodds.source.jms.url", broker.url());
@@ -355,12 +431,14 @@ class DeliveryBench {
         };
     }
 
-    /** Waits until every message arrived or was dead-lettered, or until nothing moved for {@link #STALL}. */
-    private static void awaitDone(Arrivals arrivals, Path deadLetters) {
+    /** Waits until every message arrived or was dead-lettered at every partner, or until nothing moved for {@link #STALL}. */
+    private static void awaitDone(List<Arrivals> receivers, Path deadLetters) {
+        long expected = receivers.stream().mapToLong(a -> a.load.size).sum();
         long[] progress = {-1, System.nanoTime()};
         await().atMost(Duration.ofMinutes(15)).pollInterval(Duration.ofMillis(100)).until(() -> {
-            long done = arrivals.delivered() + (deadLetters == null ? 0 : deadLetterIds(deadLetters).size());
-            if (done >= arrivals.load.size) {
+            long done = receivers.stream().mapToLong(Arrivals::delivered).sum()
+                    + deadLetterIds(deadLetters).values().stream().mapToLong(Set::size).sum();
+            if (done >= expected) {
                 return true;
             }
             if (done != progress[0]) {
@@ -372,30 +450,42 @@ class DeliveryBench {
         });
     }
 
-    private void finish(String run, Arrivals arrivals, Path deadLetters, long started, String detail) {
-        Set<String> deadLettered = deadLetters == null ? Set.of() : deadLetterIds(deadLetters);
-        for (String problem : arrivals.verdict(deadLettered)) {
-            problems.add(run + ": " + problem);
+    /** Checks order and loss at each partner and prints the run's line (the partners' counts added up). */
+    private void finish(String run, List<BenchPartner> partners, List<Arrivals> receivers, Path deadLetters, long started, String detail) {
+        Map<String, Set<String>> deadLettered = deadLetterIds(deadLetters);
+        for (int r = 0; r < receivers.size(); r++) {
+            String name = partners.get(r).identity.name();
+            for (String problem : receivers.get(r).verdict(deadLettered.getOrDefault(name, Set.of()))) {
+                problems.add(run + (name.isEmpty() ? "" : ", partner " + name) + ": " + problem);
+            }
         }
-        table.run(String.format("%s: %,d msgs, %,d delivered, %d dead-lettered, %d repeats (same Idempotency-Key), %d refused "
-                        + "attempts, %d pushes overlapping on a match, %d heartbeats, %d strays; %.0f msg/s (second half %.0f); %d s; %s",
-                run, arrivals.load.size, arrivals.delivered(), deadLettered.size(), arrivals.repeats.sum(), arrivals.refused.sum(),
-                arrivals.overlapping.sum(), arrivals.heartbeats.sum(), arrivals.strays.sum(), arrivals.throughput(), arrivals.warmThroughput(),
+        ToLongFunction<ToLongFunction<Arrivals>> sum = count -> receivers.stream().mapToLong(count).sum();
+        table.run(String.format("%s: %,d msgs%s, %,d delivered, %d dead-lettered, %d repeats (same Idempotency-Key), %d refused "
+                        + "attempts, %d pushes overlapping on a match, %d heartbeats, %d strays; %.0f %s/s (second half %.0f); %d s; %s",
+                run, receivers.get(0).load.size, receivers.size() > 1 ? " × " + receivers.size() + " partners" : "",
+                sum.applyAsLong(Arrivals::delivered), deadLettered.values().stream().mapToLong(Set::size).sum(),
+                sum.applyAsLong(a -> a.repeats.sum()), sum.applyAsLong(a -> a.refused.sum()), sum.applyAsLong(a -> a.overlapping.sum()),
+                sum.applyAsLong(a -> a.heartbeats.sum()), sum.applyAsLong(a -> a.strays.sum()), Arrivals.throughput(receivers, 0),
+                receivers.size() > 1 ? "pushes" : "msg", Arrivals.throughput(receivers, 0.5),
                 TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started), detail));
     }
 
-    /** message_ids of the dead letters (a file that exists is whole: the store renames it into place). */
-    private static Set<String> deadLetterIds(Path deadLetters) {
-        if (!Files.isDirectory(deadLetters)) {
-            return Set.of();
+    /**
+     * message_ids of the dead letters by the partner they record (empty: the single partner, or a rejected message);
+     * none when there is no folder (a raw client's run). A file that exists is whole: the store renames it into place.
+     */
+    private static Map<String, Set<String>> deadLetterIds(Path deadLetters) {
+        if (deadLetters == null || !Files.isDirectory(deadLetters)) {
+            return Map.of();
         }
         ObjectMapper json = new ObjectMapper();
-        Set<String> ids = new HashSet<>();
+        Map<String, Set<String>> ids = new HashMap<>();
         try (Stream<Path> files = Files.list(deadLetters)) {
             for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".json") && !f.getFileName().toString().startsWith(".")).toList()) {
                 JsonNode letter = json.readTree(file.toFile());
                 JsonNode body = letter.path("body");
-                ids.add(letter.path("message_id").asText(body.path("message_id").asText()));
+                ids.computeIfAbsent(letter.path("partner").asText(""), k -> new HashSet<>())
+                        .add(letter.path("message_id").asText(body.path("message_id").asText()));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

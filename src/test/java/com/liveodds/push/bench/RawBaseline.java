@@ -9,8 +9,10 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -25,7 +27,8 @@ import java.util.regex.Pattern;
  * The raw HTTP client baseline: what a bare {@code java.net.http.HttpClient} (async) achieves against the same
  * partner under the rule the service must keep, one push in flight per match and at most {@code maxInFlight} in all,
  * with the same token, headers and bodies. A refused push is retried with a doubling back-off (250 ms to 30 s), so
- * it holds back its own match only. No validation, no dead letters, no acknowledgement: an upper bound.
+ * it holds back its own match only. No validation, no dead letters, no acknowledgement: an upper bound. In the
+ * fan-out, one of these per partner (its own client, token and limit, as the service has) gets every message.
  */
 final class RawBaseline implements AutoCloseable {
 
@@ -51,12 +54,13 @@ final class RawBaseline implements AutoCloseable {
     private final Set<String> blocked = new HashSet<>();
     private final ArrayDeque<String> blockedOrder = new ArrayDeque<>();
 
-    RawBaseline(String baseUrl, String authUrl, int maxInFlight, Runnable onDelivered) throws IOException, InterruptedException {
-        this.pushBase = baseUrl + "/v1/liveodds/" + BenchPartner.PARTNER_ID + "/";
+    RawBaseline(BenchPartner.Identity partner, String baseUrl, String authUrl, int maxInFlight, Runnable onDelivered)
+            throws IOException, InterruptedException {
+        this.pushBase = baseUrl + "/v1/liveodds/" + partner.partnerId() + "/";
         this.maxInFlight = maxInFlight;
         this.onDelivered = onDelivered;
-        String form = "grant_type=client_credentials&client_id=" + BenchPartner.CLIENT_ID + "&client_secret="
-                + BenchPartner.CLIENT_SECRET + "&audience=" + URLEncoder.encode(baseUrl, StandardCharsets.UTF_8);
+        String form = "grant_type=client_credentials&client_id=" + partner.clientId() + "&client_secret="
+                + partner.clientSecret() + "&audience=" + URLEncoder.encode(baseUrl, StandardCharsets.UTF_8);
         HttpResponse<String> answer = client.send(HttpRequest.newBuilder(URI.create(authUrl + "/oauth/token"))
                 .header("Content-Type", "application/x-www-form-urlencoded")
                 .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
@@ -134,22 +138,34 @@ final class RawBaseline implements AutoCloseable {
     }
 
     /**
-     * The baseline alone in a JVM of its own with JVM defaults, for its peak RSS: args base-url auth-url tag
-     * messages matches. Prints {@code RAW-RESULT <messages> <elapsed ms> <VmHWM KiB>}.
+     * The baseline alone in a JVM of its own with JVM defaults, for its peak RSS: args base-urls auth-urls tag messages
+     * matches, the URLs comma-separated: one partner ({@link BenchPartner.Identity#SINGLE}), or the fan-out's receivers
+     * in order, each message pushed to every one of them. Prints {@code RAW-RESULT <pushes> <elapsed ms> <VmHWM KiB>}.
      */
     public static void main(String[] args) throws Exception {
+        String[] baseUrls = args[0].split(",");
+        String[] authUrls = args[1].split(",");
         Load load = new Load(args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
-        CountDownLatch done = new CountDownLatch(load.size);
-        try (RawBaseline baseline = new RawBaseline(args[0], args[1], 256, done::countDown)) {
+        CountDownLatch done = new CountDownLatch(load.size * baseUrls.length);
+        List<RawBaseline> clients = new ArrayList<>();
+        try {
+            for (int r = 0; r < baseUrls.length; r++) {
+                BenchPartner.Identity partner = baseUrls.length == 1 ? BenchPartner.Identity.SINGLE : BenchPartner.Identity.receiver(r);
+                clients.add(new RawBaseline(partner, baseUrls[r], authUrls[r], 256, done::countDown));
+            }
             long start = System.nanoTime();
             for (int i = 0; i < load.size; i++) {
-                baseline.push(load, i);
+                for (RawBaseline client : clients) {
+                    client.push(load, i);
+                }
             }
             if (!done.await(10, TimeUnit.MINUTES)) {
                 throw new IllegalStateException(done.getCount() + " pushes not delivered");
             }
-            System.out.printf("RAW-RESULT %d %d %d%n", load.size, (System.nanoTime() - start) / 1_000_000,
-                    ServiceUnderTest.peakRssKiB("self"));
+            System.out.printf("RAW-RESULT %d %d %d%n", load.size * baseUrls.length,
+                    (System.nanoTime() - start) / 1_000_000, ServiceUnderTest.peakRssKiB("self"));
+        } finally {
+            clients.forEach(RawBaseline::close);
         }
         System.exit(0);
     }

@@ -43,7 +43,10 @@ interface Upstream extends AutoCloseable {
         }
     }
 
-    /** A JMS producer on the embedded broker: JMSXGroupID = fight id; the hand-over is the moment send() returns. */
+    /**
+     * A JMS producer on the embedded broker: JMSXGroupID = fight id; the hand-over is the moment send() returns. It
+     * sends to the queue, or publishes to the topic of that name (a multicast address with a queue per subscriber).
+     */
     final class Jms implements Upstream {
         private final EmbeddedArtemis broker;
         private final String queue;
@@ -52,14 +55,14 @@ interface Upstream extends AutoCloseable {
         private final MessageProducer producer;
 
         /** blocking: each send waits for the broker (paced runs); otherwise sends stream (preloading). */
-        Jms(EmbeddedArtemis broker, String queue, boolean blocking) throws JMSException {
+        Jms(EmbeddedArtemis broker, String queue, boolean blocking, boolean topic) throws JMSException {
             this.broker = broker;
             this.queue = queue;
             ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory(broker.url());
             factory.setBlockOnDurableSend(blocking);
             this.connection = factory.createConnection();
             this.session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-            this.producer = session.createProducer(session.createQueue(queue));
+            this.producer = session.createProducer(topic ? session.createTopic(queue) : session.createQueue(queue));
         }
 
         @Override
