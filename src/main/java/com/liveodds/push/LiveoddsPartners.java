@@ -2,6 +2,7 @@ package com.liveodds.push;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -37,6 +38,7 @@ import com.liveodds.push.ops.SecretMask;
 import com.liveodds.push.partner.Booking;
 import com.liveodds.push.partner.PartnerHealth;
 import com.liveodds.push.partner.PartnerHttp;
+import com.liveodds.push.partner.PartnerReadiness;
 import com.liveodds.push.partner.PartnerTls;
 import com.liveodds.push.settings.Durations;
 import com.liveodds.push.settings.PartnerSettings;
@@ -113,6 +115,15 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         }
         deliveries.setCamelContext(context);
         context.getRegistry().bind("liveoddsDeliveries", deliveries);
+        // one readiness check partner and one liveness check delivery over every partner (contract 16)
+        Map<String, PartnerHealth> health = new LinkedHashMap<>();
+        Map<String, MatchQueues> queues = new LinkedHashMap<>();
+        kits.forEach(kit -> {
+            health.put(kit.settings().name(), kit.health());
+            queues.put(kit.settings().name(), kit.queues());
+        });
+        context.getRegistry().bind("liveoddsPartnerReadiness", new PartnerReadiness(health));
+        context.getRegistry().bind("liveoddsDeliveryHealthCheck", new DeliveryHealthCheck(queues));
         if (context.isStarted()) {
             begin();
         } else {
@@ -184,7 +195,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         DeliveryGauges gauges = new DeliveryGauges(liveMatches, queues);
         gauges.setMeters(partnerMeters);
 
-        Map<String, Object> beans = new java.util.LinkedHashMap<>();
+        Map<String, Object> beans = new LinkedHashMap<>();
         beans.put("liveoddsPartnerTls", tls);
         beans.put("liveoddsPartnerHealth", health);
         beans.put("liveoddsPartnerHttp", http);
@@ -201,11 +212,8 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         beans.put("liveoddsRetryWait", retryWait);
         beans.put("liveoddsDeliveryGauges", gauges);
         beans.forEach((name, bean) -> registry.bind(name + s, bean));
-        if (p.isSingle()) {
-            registry.bind("liveoddsDeliveryHealthCheck", new DeliveryHealthCheck(queues));
-        }
         deliveries.add(p.name(), queues, booking, health, verdict, partnerMeters);
-        return new Kit(p, tokens, http, connections, threads, queues, retryWait, gauges);
+        return new Kit(p, health, tokens, http, connections, threads, queues, retryWait, gauges);
     }
 
     private static Duration duration(PropertiesComponent properties, String key) {
@@ -304,7 +312,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         return context;
     }
 
-    private record Kit(PartnerSettings settings, PartnerTokenProvider tokens, PartnerHttp http,
+    private record Kit(PartnerSettings settings, PartnerHealth health, PartnerTokenProvider tokens, PartnerHttp http,
                        PoolingHttpClientConnectionManager connections, ExecutorService threads, MatchQueues queues,
                        RetryWait retryWait, DeliveryGauges gauges) {
     }

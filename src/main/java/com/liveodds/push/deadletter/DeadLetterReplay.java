@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.List;
 
 import com.liveodds.push.deadletter.DeadLetterStore.DeadLetter;
+import com.liveodds.push.delivery.PartnerDeliveries;
 import com.liveodds.push.delivery.PushOutcome;
 import com.liveodds.push.ops.MessageLogContext;
 import org.apache.camel.CamelContext;
@@ -18,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * Sends chosen dead letters through the whole pipeline again (validation, match id, the queue of their match), one
  * at a time in the order their messages first came in, and waits for each outcome. A replayed message leaves the
  * store once it is delivered; one that fails again is stored anew with its fresh reason, so the store never holds
- * two copies of a message.
+ * two copies of a message. A letter that records its partner (contract 16) is replayed to that partner only.
  */
 public class DeadLetterReplay implements CamelContextAware {
 
@@ -55,8 +56,14 @@ public class DeadLetterReplay implements CamelContextAware {
             try (var log = MessageLogContext.of(letter.matchId(), letter.messageId())) {
                 LOG.info("Replaying dead letter {}", letter.id());
             }
-            Exchange result = template().send(replayEndpoint, ExchangePattern.InOut,
-                    e -> e.getMessage().setBody(letter.upstreamBody()));
+            Exchange result = template().send(replayEndpoint, ExchangePattern.InOut, e -> {
+                e.getMessage().setBody(letter.upstreamBody());
+                // a push one partner did not take goes to that partner again, and only to it; a rejected message (no
+                // partner) to every partner that books its match
+                if (letter.partner() != null) {
+                    e.setVariable(PartnerDeliveries.PARTNER, letter.partner());
+                }
+            });
             if (result.getException() != null) {
                 // the pipeline did not finish (shutdown, storage error): keep the letter for a later replay
                 notRun++;

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -89,7 +90,7 @@ public class DeadLetterStore {
                 JsonNode entry = mapper.readTree(file.toFile());
                 newest.add(new Summary(names.get(i), entry.path("message_id").asText(null), entry.path("match_id").asText(null),
                         entry.path("message_type").asText(null), entry.path("reason").asText(null),
-                        entry.path("dead_lettered_at").asText(null)));
+                        entry.path("dead_lettered_at").asText(null), entry.path("partner").asText(null)));
             } catch (IOException e) {
                 // removed meanwhile (a replay) or unreadable: not shown
             }
@@ -242,7 +243,8 @@ public class DeadLetterStore {
                     String upstream = body == null || body.isNull() || entry.has("body_encoding") ? null
                             : body.isTextual() ? body.asText() : mapper.writeValueAsString(body);
                     letters.add(new DeadLetter(file, entry.path("message_id").asText(null), entry.path("match_id").asText(null),
-                            entry.path("fight_id").asText(null), entry.path("kind").asText(), upstream));
+                            entry.path("fight_id").asText(null), entry.path("kind").asText(), upstream,
+                            entry.path("partner").asText(null)));
                 } catch (IOException e) {
                     LOG.warn("Dead letter {} is unreadable and was skipped: {}", LogSafe.escape(file.toString()),
                             LogSafe.escape(e.getMessage()));
@@ -396,8 +398,12 @@ public class DeadLetterStore {
         return safe.length() > 64 ? safe.substring(0, 64) : safe;
     }
 
-    /** One stored dead letter, as replay needs it. */
-    public record DeadLetter(Path file, String messageId, String matchId, String fightId, String kind, String upstreamBody) {
+    /**
+     * One stored dead letter, as replay needs it; {@code partner} is the partner of {@code liveodds.partners} that did
+     * not take it (null for the single partner's, and for a rejected message, which is every booked partner's).
+     */
+    public record DeadLetter(Path file, String messageId, String matchId, String fightId, String kind, String upstreamBody,
+                             @JsonInclude(JsonInclude.Include.NON_NULL) String partner) {
 
         /** What replay and the status page name it by: its file name, unique in the store. */
         public String id() {
@@ -406,6 +412,6 @@ public class DeadLetterStore {
     }
 
     /** One stored dead letter, as the status page lists it; {@code id} is its file name. */
-    public record Summary(String id, String messageId, String matchId, String type, String reason, String at) {
+    public record Summary(String id, String messageId, String matchId, String type, String reason, String at, String partner) {
     }
 }

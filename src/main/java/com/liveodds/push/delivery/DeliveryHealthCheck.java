@@ -1,18 +1,23 @@
 package com.liveodds.push.delivery;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.apache.camel.health.HealthCheckResultBuilder;
 import org.apache.camel.impl.health.AbstractHealthCheck;
 
-/** Liveness check {@code delivery}: DOWN once delivery met an {@link Error}, so that the service gets restarted. */
+/**
+ * Liveness check {@code delivery}: DOWN once the delivery of any partner met an {@link Error}, so that the service gets
+ * restarted (one JVM serves every partner: an Error in one partner's delivery leaves the whole JVM in doubt).
+ */
 public class DeliveryHealthCheck extends AbstractHealthCheck {
 
-    private final MatchQueues queues;
+    private final Map<String, MatchQueues> queues;
 
-    public DeliveryHealthCheck(MatchQueues queues) {
+    /** @param queues each partner's queues by name ("" for the single partner of {@code liveodds.partner.*}) */
+    public DeliveryHealthCheck(Map<String, MatchQueues> queues) {
         super("liveodds", "delivery");
-        this.queues = queues;
+        this.queues = new LinkedHashMap<>(queues);
     }
 
     @Override
@@ -22,11 +27,14 @@ public class DeliveryHealthCheck extends AbstractHealthCheck {
 
     @Override
     protected void doCall(HealthCheckResultBuilder builder, Map<String, Object> options) {
-        Error fatal = queues.fatalError();
-        if (fatal == null) {
-            builder.up();
-        } else {
-            builder.message("delivery failed with " + fatal.getClass().getSimpleName() + "; restart the service").down();
+        for (Map.Entry<String, MatchQueues> partner : queues.entrySet()) {
+            Error fatal = partner.getValue().fatalError();
+            if (fatal != null) {
+                String whose = partner.getKey().isEmpty() ? "delivery" : "delivery to partner " + partner.getKey();
+                builder.message(whose + " failed with " + fatal.getClass().getSimpleName() + "; restart the service").down();
+                return;
+            }
         }
+        builder.up();
     }
 }

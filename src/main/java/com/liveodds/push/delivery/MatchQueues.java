@@ -392,7 +392,8 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
     private Counter supersededCounter() {
         Counter counter = superseded;
         if (counter == null) {
-            superseded = counter = DeliveryMeters.superseded(Meters.orOf(meters, camelContext).registry());
+            Meters partner = Meters.orOf(meters, camelContext);
+            superseded = counter = DeliveryMeters.superseded(partner.registry(), partner.tags());
         }
         return counter;
     }

@@ -168,14 +168,16 @@ public class PushVerdict implements Processor, CamelContextAware {
     private Timer[] timers() {
         Timer[] cached = timers;
         if (cached == null) {
-            MeterRegistry registry = registryBean != null || camelContext != null ? Meters.orOf(registryBean, camelContext).registry() : null;
-            if (registry == null) {
+            if (registryBean == null && camelContext == null) {
                 return null;
             }
+            Meters partner = Meters.orOf(registryBean, camelContext);
+            MeterRegistry registry = partner.registry();
             cached = new Timer[OUTCOMES.length];
             for (int i = 0; i < OUTCOMES.length; i++) {
                 cached[i] = Timer.builder("liveodds.push.attempt")
                         .description("One HTTP attempt to the partner (push or heartbeat), by outcome")
+                        .tags(partner.tags())
                         .tag("outcome", OUTCOMES[i])
                         .publishPercentileHistogram()
                         .register(registry);
@@ -190,7 +192,8 @@ public class PushVerdict implements Processor, CamelContextAware {
         if (m == null) {
             synchronized (this) {
                 if (meters == null) {
-                    meters = new DeliveryMeters(Meters.orOf(registryBean, camelContext).registry());
+                    Meters partner = Meters.orOf(registryBean, camelContext);
+                    meters = new DeliveryMeters(partner.registry(), partner.tags());
                 }
                 m = meters;
             }
@@ -198,7 +201,7 @@ public class PushVerdict implements Processor, CamelContextAware {
         return m;
     }
 
-    /** The meter registry of the bundle (beans.yaml: {@code #bean:liveoddsMeters}). */
+    /** The partner's view of the bundle's meter registry ({@link Meters#forPartner}). */
     public void setMeters(Meters meters) {
         this.registryBean = meters;
     }

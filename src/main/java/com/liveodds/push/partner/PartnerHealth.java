@@ -2,21 +2,17 @@ package com.liveodds.push.partner;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.apache.camel.health.HealthCheckResultBuilder;
-import org.apache.camel.impl.health.AbstractHealthCheck;
-
 /**
- * Readiness check {@code partner} (contract section 10): DOWN once requests to the partner (token requests, pushes,
- * heartbeats) have kept failing for {@code liveodds.partner.down-after} with no success in between; UP again at the
- * next success. A request succeeds when the partner takes it (2xx, or a usable token); any other outcome is a failure,
+ * How one partner answers, for the readiness check {@code partner} ({@link PartnerReadiness}, contract sections 10
+ * and 16): down once requests to the partner (token requests, pushes, heartbeats) have kept failing for
+ * {@code liveodds.partner.down-after} with no success in between; up again at the next success. A request succeeds when the partner takes it (2xx, or a usable token); any other outcome is a failure,
  * so a partner that refuses everything (every push 404 behind a wrong base URL, 403, 429) turns it DOWN too, while
  * one 422 among accepted pushes never does. Measured from the first failure after the last success, so a single
  * failure after a quiet hour is not an outage.
  */
-public class PartnerHealth extends AbstractHealthCheck implements PartnerState {
+public class PartnerHealth implements PartnerState {
 
     private static final long NONE = Long.MIN_VALUE;
 
@@ -28,18 +24,9 @@ public class PartnerHealth extends AbstractHealthCheck implements PartnerState {
     private volatile String lastError;
     private volatile Instant tokenExpiresAt;
 
-    public PartnerHealth() {
-        super("liveodds", "partner");
-    }
-
     /** {@code 30s} by default; {@code 0} turns the check off (always UP). */
     public void setDownAfter(Duration downAfter) {
         this.downAfterNanos = downAfter.toNanos();
-    }
-
-    @Override
-    public boolean isLiveness() {
-        return false;
     }
 
     /** The partner took a request. */
@@ -86,24 +73,14 @@ public class PartnerHealth extends AbstractHealthCheck implements PartnerState {
                 expiresIn == null || expiresIn.isNegative() ? null : expiresIn);
     }
 
-    @Override
-    protected void doCall(HealthCheckResultBuilder builder, Map<String, Object> options) {
-        PartnerStatus status = partner();
-        if (status.lastSuccess() != null) {
-            builder.detail("last.success", status.lastSuccess().toString());
-        }
-        if (status.lastFailure() != null) {
-            builder.detail("last.failure", status.lastFailure().toString());
-            builder.detail("last.error", status.lastError());
-        }
+    /** Why it is down ("nothing sent to the partner has succeeded for 31s; last error: HTTP 503"), or null while up. */
+    public String downReason() {
         long since = failingSince.get();
-        if (status.up() || since == NONE) {
-            builder.up();
-        } else {
-            long failingForS = Duration.ofNanos(System.nanoTime() - since).toSeconds();
-            builder.message("nothing sent to the partner has succeeded for " + failingForS + "s; last error: "
-                    + status.lastError()).down();
+        if (isUp() || since == NONE) {
+            return null;
         }
+        long failingForS = Duration.ofNanos(System.nanoTime() - since).toSeconds();
+        return "nothing sent to the partner has succeeded for " + failingForS + "s; last error: " + lastError;
     }
 
     private static Instant instant(long millis) {

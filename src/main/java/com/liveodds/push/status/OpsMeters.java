@@ -12,13 +12,15 @@ import com.liveodds.push.partner.PartnerState;
 import com.liveodds.push.token.PartnerTokenProvider;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import org.apache.camel.CamelContext;
 
 /**
  * The gauges an operator alerts on that no delivery step records, read at scrape time from the beans that know
  * (found by type, so their names may change): {@code liveodds_token_expires_in_seconds} (NaN while there is no
  * token), {@code liveodds_dead_letters}, and {@code liveodds_upstream_up} / {@code liveodds_partner_up} (1 or 0, the
- * readiness checks {@code upstream} and {@code partner} as numbers; NaN while no partner connection reports).
+ * readiness checks {@code upstream} and {@code partner} as numbers; NaN while no partner connection reports). The
+ * token and partner gauges are each partner's, labelled {@code partner} for a partner of {@code liveodds.partners}.
  * Nothing here runs per message.
  */
 public class OpsMeters {
@@ -32,17 +34,23 @@ public class OpsMeters {
 
     /** Registers the gauges; call once the context has started its services (the metrics registry exists then). */
     public void register(CamelContext context) {
-        MeterRegistry registry = Meters.orOf(meters, context).registry();
-        find(context, PartnerTokenProvider.class).ifPresent(tokens -> gauge(registry, "liveodds.token.expires_in", "seconds",
-                "Life left of the partner access token (NaN: no token)", tokens, OpsMeters::secondsLeft));
+        Meters bundle = Meters.orOf(meters, context);
+        MeterRegistry registry = bundle.registry();
+        for (String partner : Partners.names(context)) {
+            Tags tags = bundle.forPartner(partner).tags();
+            Partners.bean(context, partner, "liveoddsPartnerTokenProvider", PartnerTokenProvider.class).ifPresent(tokens ->
+                    gauge(registry, "liveodds.token.expires_in", "seconds", "Life left of the partner access token (NaN: no token)",
+                            tags, tokens, OpsMeters::secondsLeft));
+            // the partner's health is looked up at scrape time, as it was before partners came in a list
+            gauge(registry, "liveodds.partner.up", null, "1 while the partner answers, 0 while it is down (readiness check partner)",
+                    tags, context, c -> Partners.bean(c, partner, "liveoddsPartnerHealth", PartnerState.class)
+                            .map(p -> p.partner().up() ? 1.0 : 0.0).orElse(Double.NaN));
+        }
         find(context, DeadLetterStore.class).ifPresent(store -> gauge(registry, "liveodds.dead_letters", null,
-                "Records in the dead-letter store", store, DeadLetterStore::count));
+                "Records in the dead-letter store", Tags.empty(), store, DeadLetterStore::count));
         find(context, UpstreamLiveness.class).ifPresent(upstream -> gauge(registry, "liveodds.upstream.up", null,
-                "1 while upstream speaks (readiness check upstream), 0 while it is silent", upstream,
+                "1 while upstream speaks (readiness check upstream), 0 while it is silent", Tags.empty(), upstream,
                 u -> u.isSpeaking() ? 1 : 0));
-        // the partner connection may be registered after this bean: looked up at scrape time
-        gauge(registry, "liveodds.partner.up", null, "1 while the readiness check partner is UP, 0 while it is DOWN",
-                context, c -> find(c, PartnerState.class).map(p -> p.partner().up() ? 1.0 : 0.0).orElse(Double.NaN));
     }
 
     static double secondsLeft(PartnerTokenProvider tokens) {
@@ -50,8 +58,9 @@ public class OpsMeters {
         return expiresAt == null ? Double.NaN : Duration.between(Instant.now(), expiresAt).toMillis() / 1000.0;
     }
 
-    private static <T> void gauge(MeterRegistry registry, String name, String unit, String help, T source, ToDoubleFunction<T> value) {
-        Gauge.builder(name, source, value).baseUnit(unit).description(help).strongReference(true).register(registry);
+    private static <T> void gauge(MeterRegistry registry, String name, String unit, String help, Tags tags, T source,
+                                  ToDoubleFunction<T> value) {
+        Gauge.builder(name, source, value).baseUnit(unit).description(help).tags(tags).strongReference(true).register(registry);
     }
 
     private static <T> Optional<T> find(CamelContext context, Class<T> type) {

@@ -2,15 +2,19 @@ package com.liveodds.push.status;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.liveodds.push.deadletter.DeadLetterStore;
+import com.liveodds.push.heartbeat.LiveMatches;
 import com.liveodds.push.heartbeat.MatchStatus;
 import com.liveodds.push.heartbeat.MatchStatuses;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
@@ -22,15 +26,23 @@ import com.liveodds.push.source.SourceHealthCheck;
 import com.liveodds.push.token.PartnerTokenProvider;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.search.Search;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
 import org.apache.camel.health.HealthCheck;
 
 /**
- * {@code GET /admin/status} (contract section 13): the whole service on one JSON page. Its sources are found by
- * type in the Camel registry, so their bean names may change, and a part whose source is not there (no delivery
- * core or partner connection registered) is answered as unknown rather than failing the page. Matches come stuck
- * first: in retry, then the biggest backlog, then the oldest last push.
+ * {@code GET /admin/status} (contract section 13): the whole service on one JSON page. A partner's parts are found by
+ * their bean names (with the partner's suffix), the others by type, and a part that is not there is answered as
+ * unknown rather than failing the page. Matches come stuck first: in retry, then the biggest backlog, then the oldest
+ * last push.
+ * <p>
+ * With several partners ({@code liveodds.partners}, contract 16) the page keeps its shape and adds to it: {@code partner}
+ * is the readiness check {@code partner} over them all (DOWN only when every partner is down, the latest success and
+ * failure of any, the error prefixed with its partner, the token that expires first); {@code partners} lists each
+ * partner (name, id, its connection, booking, live matches, backlog, matches retrying, its totals); each entry of
+ * {@code matches} and of {@code dead_letters.newest} names its {@code partner} (null for a rejected message, which is
+ * no partner's).
  */
 public class StatusReport implements CamelContextAware {
 
@@ -48,6 +60,14 @@ public class StatusReport implements CamelContextAware {
             Map.entry("superseded", "liveodds.messages.superseded"),
             Map.entry("rejected", "liveodds.messages.rejected"),
             Map.entry("heartbeats", "liveodds.heartbeats.delivered"));
+    /** Each total of one partner of {@code liveodds.partners} (a rejected message is no partner's). */
+    private static final List<Map.Entry<String, String>> PARTNER_TOTALS = List.of(
+            Map.entry("delivered", "liveodds.pushes.delivered"),
+            Map.entry("retried", "liveodds.pushes.retried"),
+            Map.entry("dead_lettered", "liveodds.pushes.dead_lettered"),
+            Map.entry("superseded", "liveodds.messages.superseded"),
+            Map.entry("not_booked", "liveodds.messages.not_booked"),
+            Map.entry("heartbeats", "liveodds.heartbeats.delivered"));
 
     private final ObjectMapper mapper = new ObjectMapper();
     private CamelContext camelContext;
@@ -56,14 +76,21 @@ public class StatusReport implements CamelContextAware {
     /** The status as JSON text. */
     public String report() {
         Instant now = Instant.now();
+        List<String> partners = Partners.names(camelContext);
+        boolean several = Partners.isList(partners);
         ObjectNode status = mapper.createObjectNode();
         status.put("time", Timestamps.format(now));
         status.set("upstream", upstream(now));
         status.set("source", source());
-        status.set("partner", partner(now));
-        status.set("matches", matches(now));
-        status.set("dead_letters", deadLetters());
-        status.set("totals", totals());
+        if (several) {
+            status.set("partner", allPartners(partners.stream().map(p -> partner(p, now).put("name", p)).toList()));
+            status.set("partners", partners(partners, now));
+        } else {
+            status.set("partner", partner("", now));
+        }
+        status.set("matches", matches(partners, several));
+        status.set("dead_letters", deadLetters(several));
+        status.set("totals", totals(null));
         return status.toString();
     }
 
@@ -100,14 +127,17 @@ public class StatusReport implements CamelContextAware {
         return source;
     }
 
-    private ObjectNode partner(Instant now) {
+    /** One partner's connection: state, last success, failure and error, token life. */
+    private ObjectNode partner(String name, Instant now) {
         ObjectNode partner = mapper.createObjectNode();
-        Optional<PartnerStatus> status = find(PartnerState.class).map(PartnerState::partner);
+        Optional<PartnerStatus> status = Partners.bean(camelContext, name, "liveoddsPartnerHealth", PartnerState.class)
+                .map(PartnerState::partner);
         partner.put("state", status.map(s -> s.up() ? "UP" : "DOWN").orElse("UNKNOWN"));
         partner.put("last_success", status.map(PartnerStatus::lastSuccess).map(Timestamps::format).orElse(null));
         partner.put("last_failure", status.map(PartnerStatus::lastFailure).map(Timestamps::format).orElse(null));
         partner.put("last_error", status.map(PartnerStatus::lastError).orElse(null));
-        Instant expiresAt = find(PartnerTokenProvider.class).map(PartnerTokenProvider::expiresAt).orElse(null);
+        Instant expiresAt = Partners.bean(camelContext, name, "liveoddsPartnerTokenProvider", PartnerTokenProvider.class)
+                .map(PartnerTokenProvider::expiresAt).orElse(null);
         if (expiresAt == null) {
             partner.putNull("token_expires_in_s");
         } else {
@@ -116,10 +146,62 @@ public class StatusReport implements CamelContextAware {
         return partner;
     }
 
-    private ArrayNode matches(Instant now) {
+    /** The service's side of several partners, in the single partner's shape (see the class comment). */
+    private ObjectNode allPartners(List<ObjectNode> each) {
+        ObjectNode partner = mapper.createObjectNode();
+        boolean allDown = each.stream().allMatch(p -> "DOWN".equals(p.path("state").asText()));
+        boolean anyKnown = each.stream().anyMatch(p -> !"UNKNOWN".equals(p.path("state").asText()));
+        partner.put("state", !anyKnown ? "UNKNOWN" : allDown ? "DOWN" : "UP");
+        Optional<ObjectNode> lastFailed = latest(each, "last_failure");
+        partner.put("last_success", latest(each, "last_success").map(p -> p.path("last_success").asText()).orElse(null));
+        partner.put("last_failure", lastFailed.map(p -> p.path("last_failure").asText()).orElse(null));
+        partner.put("last_error", lastFailed.map(p -> p.path("name").asText() + ": " + p.path("last_error").asText(null))
+                .orElse(null));
+        OptionalDouble soonest = each.stream().map(p -> p.path("token_expires_in_s")).filter(JsonNode::isNumber)
+                .mapToDouble(JsonNode::asDouble).min();
+        if (soonest.isPresent()) {
+            partner.put("token_expires_in_s", soonest.getAsDouble());
+        } else {
+            partner.putNull("token_expires_in_s");
+        }
+        return partner;
+    }
+
+    /** The partner whose {@code field} (a timestamp: they sort as text) is the latest. */
+    private static Optional<ObjectNode> latest(List<ObjectNode> each, String field) {
+        return each.stream().filter(p -> p.path(field).isTextual()).max(Comparator.comparing(p -> p.path(field).asText()));
+    }
+
+    /** Each partner of {@code liveodds.partners}: its connection, booking, matches in numbers, and totals. */
+    private ArrayNode partners(List<String> names, Instant now) {
+        ArrayNode partners = mapper.createArrayNode();
+        for (String name : names) {
+            ObjectNode partner = partners.addObject();
+            partner.put("name", name);
+            partner.put("id", Partners.setting(camelContext, name, "id"));
+            partner.setAll(partner(name, now));
+            String booking = Partners.setting(camelContext, name, "booking");
+            partner.put("booking", booking == null || booking.isBlank() ? "all" : booking.trim());
+            Optional<LiveMatches> live = Partners.bean(camelContext, name, "liveoddsLiveMatches", LiveMatches.class);
+            partner.put("live_matches", live.map(LiveMatches::liveCount).orElse(0));
+            partner.put("backlog", live.map(LiveMatches::backlog).orElse(0));
+            partner.put("matches_retrying", live.map(LiveMatches::retryingCount).orElse(0));
+            partner.set("totals", totals(name));
+        }
+        return partners;
+    }
+
+    /** Every partner's live matches, stuck first; with several partners each names its partner. */
+    private ArrayNode matches(List<String> partners, boolean several) {
+        List<Map.Entry<String, MatchStatus>> statuses = new ArrayList<>();
+        for (String partner : partners) {
+            Partners.bean(camelContext, partner, "liveoddsLiveMatches", MatchStatuses.class)
+                    .ifPresent(live -> live.matches().forEach(m -> statuses.add(Map.entry(partner, m))));
+        }
+        statuses.sort(Map.Entry.<String, MatchStatus>comparingByValue(STUCK_FIRST).thenComparing(Map.Entry.comparingByKey()));
         ArrayNode matches = mapper.createArrayNode();
-        List<MatchStatus> statuses = find(MatchStatuses.class).map(MatchStatuses::matches).orElse(List.of());
-        statuses.stream().sorted(STUCK_FIRST).forEach(m -> {
+        for (Map.Entry<String, MatchStatus> entry : statuses) {
+            MatchStatus m = entry.getValue();
             ObjectNode match = matches.addObject();
             match.put("match_id", m.matchId());
             match.put("backlog", m.backlog());
@@ -133,11 +215,15 @@ public class StatusReport implements CamelContextAware {
             } else {
                 match.put("next_heartbeat_in_s", seconds(m.nextHeartbeatIn()));
             }
-        });
+            if (several) {
+                match.put("partner", entry.getKey());
+            }
+        }
         return matches;
     }
 
-    private ObjectNode deadLetters() {
+    /** The store's count and newest letters; with several partners each names its partner. */
+    private ObjectNode deadLetters(boolean several) {
         ObjectNode deadLetters = mapper.createObjectNode();
         Optional<DeadLetterStore> store = find(DeadLetterStore.class);
         List<DeadLetterStore.Summary> newest = store.map(s -> s.newest(NEWEST_DEAD_LETTERS)).orElse(List.of());
@@ -150,17 +236,23 @@ public class StatusReport implements CamelContextAware {
             entry.put("type", letter.type());
             entry.put("reason", letter.reason());
             entry.put("at", letter.at());
+            if (several) {
+                entry.put("partner", letter.partner());
+            }
         }
         return deadLetters;
     }
 
-    private ObjectNode totals() {
+    /** The service's totals (partner null: every partner's counters summed), or one partner's. */
+    private ObjectNode totals(String partner) {
         ObjectNode totals = mapper.createObjectNode();
         MeterRegistry registry = Meters.orOf(meters, camelContext).registry();
-        for (Map.Entry<String, String> total : TOTALS) {
-            double count = registry == null ? 0
-                    : registry.find(total.getValue()).counters().stream().mapToDouble(Counter::count).sum();
-            totals.put(total.getKey(), (long) count);
+        for (Map.Entry<String, String> total : partner == null ? TOTALS : PARTNER_TOTALS) {
+            Search search = registry.find(total.getValue());
+            if (partner != null) {
+                search = search.tag("partner", partner);
+            }
+            totals.put(total.getKey(), (long) search.counters().stream().mapToDouble(Counter::count).sum());
         }
         return totals;
     }

@@ -30,7 +30,7 @@ class DeadLetterStoreTest {
 
         store.remove(store.list().get(0));
         assertThat(store.count()).isEqualTo(3);
-        store.remove(new DeadLetterStore.DeadLetter(dir.resolve("gone.json"), null, null, null, "rejected", null));
+        store.remove(new DeadLetterStore.DeadLetter(dir.resolve("gone.json"), null, null, null, "rejected", null, null));
         assertThat(store.count()).as("removing what is not there changes nothing").isEqualTo(3);
     }
 

@@ -72,13 +72,16 @@ class PartnerHealthTest {
         assertThat(status.lastFailure()).isNotNull();
         assertThat(status.lastError()).isEqualTo("cannot connect: ConnectException");
         assertThat(status.tokenExpiresIn()).isBetween(Duration.ofSeconds(100), Duration.ofSeconds(120));
-        assertThat(health.isLiveness()).isFalse();
-        assertThat(health.getId()).isEqualTo("partner");
+        PartnerReadiness check = new PartnerReadiness(Map.of("", health));
+        assertThat(check.isLiveness()).isFalse();
+        assertThat(check.getId()).isEqualTo("partner");
     }
 
+    /** The readiness check partner of the single partner, as the service has it. */
     private static HealthCheck.Result call(PartnerHealth health) {
-        HealthCheckResultBuilder builder = HealthCheckResultBuilder.on(health);
-        health.doCall(builder, Map.of());
+        PartnerReadiness check = new PartnerReadiness(Map.of("", health));
+        HealthCheckResultBuilder builder = HealthCheckResultBuilder.on(check);
+        check.doCall(builder, Map.of());
         return builder.build();
     }
 }
