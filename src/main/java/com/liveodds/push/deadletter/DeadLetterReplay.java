@@ -2,6 +2,7 @@ package com.liveodds.push.deadletter;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 
 import com.liveodds.push.deadletter.DeadLetterStore.DeadLetter;
 import com.liveodds.push.delivery.PartnerDeliveries;
@@ -72,8 +73,7 @@ public class DeadLetterReplay implements CamelContextAware {
                 }
                 continue;
             }
-            PushOutcome outcome = PushOutcome.of(result);
-            if (outcome != null && outcome.isDelivered()) {
+            if (delivered(result)) {
                 delivered++;
             } else {
                 failedAgain++;
@@ -83,6 +83,20 @@ public class DeadLetterReplay implements CamelContextAware {
         Report report = new Report(chosen.size(), delivered, failedAgain, notRun);
         LOG.info("Dead-letter replay: {}", report);
         return report;
+    }
+
+    /**
+     * Delivered: to its partner, or (a rejected message, with several partners) to every partner that books its match;
+     * a partner that did not take it has it dead-lettered anew.
+     */
+    private static boolean delivered(Exchange result) {
+        Map<String, PushOutcome> byPartner = PushOutcome.byPartner(result);
+        if (byPartner != null) {
+            return byPartner.values().stream().anyMatch(o -> o != null && o.isDelivered())
+                    && byPartner.values().stream().allMatch(o -> o != null && (o.isDelivered() || "not_booked".equals(o.outcome()) || "superseded".equals(o.outcome())));
+        }
+        PushOutcome outcome = PushOutcome.of(result);
+        return outcome != null && outcome.isDelivered();
     }
 
     private ProducerTemplate template() {

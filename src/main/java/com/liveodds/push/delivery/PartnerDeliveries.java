@@ -19,6 +19,7 @@ import org.apache.camel.CamelContextAware;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangePattern;
 import org.apache.camel.Producer;
+import org.apache.camel.spi.ReactiveExecutor;
 import org.apache.camel.support.AsyncProcessorConverterHelper;
 import org.apache.camel.support.AsyncProcessorSupport;
 
@@ -110,6 +111,7 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
             return true;
         }
         boolean noBacklog = Boolean.TRUE.equals(exchange.getVariable(NO_BACKLOG, Boolean.class));
+        ReactiveExecutor reactive = exchange.getContext().getCamelContextExtension().getReactiveExecutor();
         AtomicInteger left = new AtomicInteger(booked.size());
         AtomicReference<Throwable> handedBack = new AtomicReference<>();
         for (Partner partner : booked) {
@@ -135,7 +137,9 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
             };
             copy.setVariable(PushVerdict.DEAD_LETTER_WHEN_DOWN, noBacklog);
             if (!noBacklog) {
-                partner.queues.process(copy, settled);
+                // the copy's push route runs now, up to its first asynchronous step, not queued behind the caller's work:
+                // a caller that then blocks for its answer (replay) would hold the copies queued on its own thread
+                reactive.scheduleSync(() -> partner.queues.process(copy, settled));
             } else if (!partner.health.isUp()) {
                 deadLetterAtOnce(copy, partner, "partner " + partner.name + " is down (readiness) and the source keeps no backlog", settled);
             } else if (!partner.queues.offer(copy, settled)) {
