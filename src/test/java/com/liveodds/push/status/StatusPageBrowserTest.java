@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 
 import com.github.tomakehurst.wiremock.stubbing.StubMapping;
+import com.liveodds.push.support.LoopbackPartner;
 import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.RunningService;
 import com.liveodds.push.support.WireMockPartner;
@@ -96,6 +97,62 @@ class StatusPageBrowserTest {
                 } finally {
                     browser.quit();
                 }
+            }
+        }
+    }
+
+    /**
+     * With two partners (contract 16) the page shows each one: b, which refuses every push, is DOWN in the partners table
+     * while the header's partner stays UP (a takes pushes); each live match and dead letter names its partner, and b's dead
+     * letter, replayed from its button once b is back, goes to b alone.
+     */
+    @Test
+    void operatorSeesEachPartnerAndReplaysADeadLetterToItsPartner() throws Exception {
+        requireBrowser();
+        try (LoopbackPartner a = new LoopbackPartner(); LoopbackPartner b = new LoopbackPartner().failing(path -> true);
+             RunningService service = RunningService.builder()
+                     .partner("a", "101", a.baseUrl(), a.authUrl())
+                     .partner("b", "202", b.baseUrl(), b.authUrl())
+                     .set("liveodds.admin.tokens", ADMIN_TOKEN)
+                     .set("liveodds.partner.down-after", "1s")
+                     .set("liveodds.delivery.max-elapsed", "2s")
+                     .start()) {
+            service.drop("a01.json", Messages.odds("both-1", Messages.external("1", 8101)));
+            await().atMost(Duration.ofSeconds(20)).until(() -> service.deadLetterCount() == 1);
+
+            WebDriver browser = browser();
+            try {
+                browser.manage().window().setSize(new Dimension(1440, 900));
+                browser.get("http://127.0.0.1:" + service.serverPort() + "/status");
+                browser.findElement(By.id("token")).sendKeys(ADMIN_TOKEN);
+                browser.findElement(By.id("login-button")).click();
+
+                await().atMost(Duration.ofSeconds(10)).ignoreException(StaleElementReferenceException.class).until(() ->
+                        rows(browser, "partners").size() == 2 && "DOWN".equals(cells(rows(browser, "partners").get(1)).get(2)));
+                List<WebElement> partners = rows(browser, "partners");
+                assertThat(cells(partners.get(0))).startsWith("a", "101", "UP");
+                assertThat(cells(partners.get(1))).startsWith("b", "202", "DOWN");
+                assertThat(partners.get(1).getAttribute("class")).contains("retry");
+                assertThat(browser.findElement(By.id("partner-state")).getText()).isEqualTo("UP");
+                assertThat(browser.findElement(By.id("partner-detail")).getText()).isEqualTo("b: HTTP 503");
+                // live at a, where it was delivered; not (yet) at b
+                assertThat(rows(browser, "matches")).singleElement().satisfies(r -> assertThat(cells(r)).startsWith("a", "match:8101"));
+                List<WebElement> letters = rows(browser, "dead-letters");
+                assertThat(letters).hasSize(1);
+                assertThat(cells(letters.get(0)).get(4)).isEqualTo("b");
+                Files.write(Path.of("target", "status-page-partners.png"), ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
+
+                b.failing(path -> false);
+                await().atMost(Duration.ofSeconds(10)).ignoreException(StaleElementReferenceException.class).until(() -> {
+                    browser.findElement(By.cssSelector("#dead-letters tbody tr button.replay")).click();
+                    return true;
+                });
+                await().atMost(Duration.ofSeconds(15)).until(() ->
+                        browser.findElement(By.id("replay-result")).getText().contains("delivered") && rows(browser, "dead-letters").isEmpty());
+                assertThat(b.arrivals()).filteredOn(r -> "both-1".equals(r.messageId()) && r.status() == 202).hasSize(1);
+                assertThat(a.arrivals()).filteredOn(r -> "both-1".equals(r.messageId())).as("a had it already: no second push").hasSize(1);
+            } finally {
+                browser.quit();
             }
         }
     }
