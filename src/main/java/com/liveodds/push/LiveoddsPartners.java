@@ -51,7 +51,9 @@ import com.liveodds.push.token.PartnerTokenProvider;
  * ({@code liveoddsDelivery-a}; none for the single partner), and its own routes made from the route templates of
  * routes/delivery.yaml and routes/heartbeat.yaml once the CamelContext has started, and from the active source's
  * template where the source reads per partner (routes/source-kafka.yaml, routes/source-jms.yaml). The routes are the
- * templates; this bean only says how many partners there are.
+ * templates; this bean only says how many partners there are. Over all partners it binds one readiness check
+ * {@code partner} (liveoddsPartnerReadiness: DOWN only when every partner is down) and one liveness check
+ * {@code delivery}.
  */
 public class LiveoddsPartners extends ServiceSupport implements CamelContextAware, StartupListener {
 

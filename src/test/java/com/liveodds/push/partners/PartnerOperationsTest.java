@@ -65,6 +65,8 @@ class PartnerOperationsTest {
                     .singleElement().satisfies(l -> assertThat(l.has("partner")).isFalse());
             JsonNode listing = JSON.readTree(service.request("GET", "/admin/dead-letters", ADMIN).body());
             assertThat(listing).extracting(l -> l.path("partner").asText(null)).containsExactlyInAnyOrder("b", "b", null);
+            assertThat(listing).filteredOn(l -> "rejected".equals(l.path("kind").asText()))
+                    .singleElement().satisfies(l -> assertThat(l.has("partner")).as("no partner: not listed as null").isFalse());
 
             // metrics: every series of a partner's meters names its partner
             await().atMost(Duration.ofSeconds(10)).until(() -> metrics(service).contains("liveodds_partner_up{partner=\"b\"} 0.0"));
