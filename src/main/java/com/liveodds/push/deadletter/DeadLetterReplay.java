@@ -7,6 +7,7 @@ import java.util.Map;
 import com.liveodds.push.deadletter.DeadLetterStore.DeadLetter;
 import com.liveodds.push.delivery.PartnerDeliveries;
 import com.liveodds.push.delivery.PushOutcome;
+import com.liveodds.push.ops.LogSafe;
 import com.liveodds.push.ops.MessageLogContext;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
@@ -66,10 +67,12 @@ public class DeadLetterReplay implements CamelContextAware {
                 }
             });
             if (result.getException() != null) {
-                // the pipeline did not finish (shutdown, storage error): keep the letter for a later replay
+                // the pipeline did not finish (shutdown, storage error, its partner no longer in liveodds.partners): keep
+                // the letter for a later replay
                 notRun++;
                 try (var log = MessageLogContext.of(letter.matchId(), letter.messageId())) {
-                    LOG.warn("Replay of dead letter {} did not complete: {}", letter.id(), result.getException().getMessage());
+                    LOG.warn("Replay of dead letter {} did not complete: {}", LogSafe.escape(letter.id()),
+                            LogSafe.escape(result.getException().getMessage()));
                 }
                 continue;
             }

@@ -130,6 +130,17 @@ class PartnerOperationsTest {
             assertThat(b.arrivals()).filteredOn(r -> "unmapped".equals(r.messageId()) && r.status() == 202)
                     .singleElement().satisfies(r -> assertThat(r.path()).isEqualTo("/partner/v1/liveodds/202/match:503/odds"));
 
+            // a letter of a partner no longer configured (or a hand-edited one) stays in the store, and goes nowhere
+            Path stray = service.deadLetters().resolve("20200101T000000000Z-00000001-stray.json");
+            Files.writeString(stray, "{\"kind\":\"undeliverable\",\"partner\":\"gone\\nFAKE LOG LINE\",\"message_id\":\"stray\","
+                    + "\"match_id\":\"match:501\",\"body\":" + Messages.odds("stray", Messages.external("1", 501)) + "}");
+            JsonNode strayReplay = JSON.readTree(service.request("POST", "/admin/dead-letters/replay?id=stray", ADMIN).body());
+            assertThat(strayReplay.path("notRun").asInt()).isEqualTo(1);
+            assertThat(stray).exists();
+            assertThat(ids(a)).doesNotContain("stray");
+            assertThat(ids(b)).doesNotContain("stray");
+            Files.delete(stray);
+
             // both refuse: now readiness is DOWN, and names both
             a.failing(path -> true);
             b.failing(path -> true);
