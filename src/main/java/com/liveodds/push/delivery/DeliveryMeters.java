@@ -27,11 +27,16 @@ final class DeliveryMeters {
     DeliveryMeters(MeterRegistry registry, Tags tags) {
         this.registry = registry;
         this.tags = tags;
-        delivered = Counter.builder("liveodds.pushes.delivered").description("pushes the partner took (2xx)").tags(tags).register(registry);
-        retried = Counter.builder("liveodds.pushes.retried").description("push attempts that failed and were retried").tags(tags).register(registry);
-        deadLettered = Counter.builder("liveodds.pushes.dead_lettered").description("pushes dead-lettered").tags(tags).register(registry);
-        heartbeatsDelivered = Counter.builder("liveodds.heartbeats.delivered").description("heartbeats the partner took").tags(tags).register(registry);
-        heartbeatsFailed = Counter.builder("liveodds.heartbeats.failed").description("heartbeats that failed").tags(tags).register(registry);
+        delivered = Counter.builder("liveodds.pushes.delivered").description("pushes the partner took (2xx)").tags(tags)
+                .register(registry);
+        retried = Counter.builder("liveodds.pushes.retried").description("push attempts that failed and were retried").tags(tags)
+                .register(registry);
+        deadLettered = Counter.builder("liveodds.pushes.dead_lettered").description("pushes dead-lettered").tags(tags)
+                .register(registry);
+        heartbeatsDelivered = Counter.builder("liveodds.heartbeats.delivered").description("heartbeats the partner took").tags(tags)
+                .register(registry);
+        heartbeatsFailed = Counter.builder("liveodds.heartbeats.failed").description("heartbeats that failed").tags(tags)
+                .register(registry);
     }
 
     /** Messages a later snapshot of their match superseded (contract 17); counted by the queues, not per attempt. */
