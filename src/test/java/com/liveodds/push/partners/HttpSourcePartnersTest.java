@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.liveodds.push.heartbeat.LiveMatches;
 import com.liveodds.push.partner.PartnerHealth;
 import com.liveodds.push.support.CapturedLogs;
 import com.liveodds.push.support.LoopbackPartner;
@@ -151,6 +152,8 @@ class HttpSourcePartnersTest {
             // b takes 3 s per push: the first message fills its one place
             CompletableFuture<HttpResponse<String>> slow = postAsync(service, Messages.odds("full-1", Messages.external("1", 900)));
             await().atMost(Duration.ofSeconds(5)).until(() -> ids(a).contains("full-1"));
+            // a's one place is free again once its push has settled, a moment after the partner took it
+            await().atMost(Duration.ofSeconds(5)).until(() -> service.bean("liveoddsLiveMatches-a", LiveMatches.class).backlog() == 0);
 
             long started = System.nanoTime();
             JsonNode second = JSON.readTree(accepted(service, Messages.odds("full-2", Messages.external("2", 901))));
