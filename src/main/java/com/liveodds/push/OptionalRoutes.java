@@ -57,14 +57,19 @@ public class OptionalRoutes implements CamelContextAware, StartupListener {
             ids.addAll(SANDBOX_ROUTES);
         }
         // the source's one route, or its route of each partner (LiveoddsPartners adds them from the source's template);
-        // a source with a template for the partners of a list only (file) keeps its one route stopped then
+        // a source with a template for the partners of a list only (file) keeps its one route stopped then, and starts
+        // its route shared by those partners (the file source's listing of the inbox) after theirs
         String sourceRoute = "liveodds-source-" + source;
         List<String> perPartner = partners.partners().stream().filter(p -> !p.isSingle()).map(p -> sourceRoute + p.suffix()).toList();
-        if (perPartner.isEmpty() || context.getCamelContextExtension().getContextPlugin(Model.class)
-                .getRouteTemplateDefinition(sourceRoute + "-partner") == null) {
+        boolean listOnly = !perPartner.isEmpty() && context.getCamelContextExtension().getContextPlugin(Model.class)
+                .getRouteTemplateDefinition(sourceRoute + "-partner") != null;
+        if (!listOnly) {
             ids.add(sourceRoute);
         }
         ids.addAll(perPartner);
+        if (listOnly) {
+            ids.add(sourceRoute + "-shared");
+        }
         if (demo) {
             ids.add(DEMO_ROUTE);
         }

@@ -3,6 +3,9 @@ package com.liveodds.push.bench;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.liveodds.push.deadletter.DeadLetterStore;
@@ -11,60 +14,77 @@ import com.liveodds.push.ingest.Rejections;
 import com.liveodds.push.source.file.InboxGuard;
 import com.liveodds.push.source.file.InboxOrder;
 import com.liveodds.push.source.file.SharedInbox;
+import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.ExchangeHelper;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import static org.awaitility.Awaitility.await;
+
 /**
- * What a backlog left in the inbox for a partner that is down costs a partner that is up: its reading lists the whole
- * inbox every poll (50 ms) and skips, by name, the files it is done with. Prints the CPU of one such reading over
- * 5 s for inboxes of 5,000 and 20,000 files. Not a test: {@code mvn -B test -Pbench -Dtest=SharedInboxPollBench}.
+ * What a backlog left in the inbox for a partner that is down costs the partners that are up: the one listing of the
+ * inbox (routes/source-file.yaml, liveodds-source-file-shared) runs every poll (50 ms) and skips by name the files no
+ * partner with room wants. Once the partners that are up have every file and the one that is down has its files in
+ * hand, prints the CPU of the process over 5 s for 1, 3 and 15 partners up and inboxes of 5,000 and 20,000 files.
+ * Not a test: {@code mvn -B -o test -Dtest=SharedInboxPollBench -Dtest.excludedGroups=none}.
  */
 @Tag("bench")
 class SharedInboxPollBench {
 
     @Test
-    void aReadingThatIsDoneWithEveryFileOfALargeInbox() throws Exception {
+    void theListingOfAnInboxWhoseFilesWaitForAPartnerThatIsDown() throws Exception {
         for (int files : new int[] {5_000, 20_000}) {
-            Path inbox = Files.createTempDirectory("shared-inbox-bench");
-            for (int i = 0; i < files; i++) {
-                Files.writeString(inbox.resolve(String.format("m-%06d.json", i)), "{}");
+            for (int up : new int[] {1, 3, 15}) {
+                measure(files, up);
             }
-            try (DefaultCamelContext context = new DefaultCamelContext()) {
-                InboxGuard guard = new InboxGuard(new DeadLetterStore(inbox.resolveSibling(inbox.getFileName() + "-dl").toString()),
-                        new Rejections(), new UpstreamLiveness());
-                SharedInbox shared = new SharedInbox(guard);
-                shared.setCamelContext(context);
-                shared.setDir(inbox.toString());
-                shared.setPartners("up,down");
-                shared.install();
-                SharedInbox.Reading up = context.getRegistry().lookupByNameAndType(SharedInbox.READING + "-up", SharedInbox.Reading.class);
-                for (int i = 0; i < files; i++) {
-                    up.add(String.format("m-%06d.json", i));
-                }
-                context.getRegistry().bind("order", new InboxOrder());
-                AtomicInteger taken = new AtomicInteger();
-                context.addRoutes(new RouteBuilder() {
-                    @Override
-                    public void configure() {
-                        from("file:" + inbox + "?include=.*\\.json&noop=true&idempotent=true&idempotentEager=false"
-                                + "&idempotentRepository=#bean:liveoddsInboxReading-up&filter=#bean:liveoddsInboxReading-up"
-                                + "&idempotentKey=${file:name}&sorter=#bean:order&readLock=none&delay=50&maxMessagesPerPoll=2000"
-                                + "&eagerMaxMessagesPerPoll=false")
+        }
+    }
+
+    private static void measure(int files, int up) throws Exception {
+        Path inbox = Files.createTempDirectory("shared-inbox-bench");
+        for (int i = 0; i < files; i++) {
+            Files.writeString(inbox.resolve(String.format("m-%06d.json", i)), "{}");
+        }
+        List<String> upNames = java.util.stream.IntStream.range(0, up).mapToObj(i -> "up" + i).toList();
+        try (DefaultCamelContext context = new DefaultCamelContext()) {
+            InboxGuard guard = new InboxGuard(new DeadLetterStore(inbox.resolveSibling(inbox.getFileName() + "-dl").toString()),
+                    new Rejections(), new UpstreamLiveness());
+            SharedInbox shared = new SharedInbox(guard);
+            shared.setDir(inbox.toString());
+            shared.setPartners(String.join(",", upNames) + ",down");
+            context.getRegistry().bind("shared", shared);
+            context.getRegistry().bind("order", new InboxOrder());
+            AtomicInteger taken = new AtomicInteger();
+            // the partner that is down keeps its files in hand, as its delivery queues would
+            ConcurrentLinkedQueue<Exchange> held = new ConcurrentLinkedQueue<>();
+            context.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    from("file:" + inbox + "?include=.*\\.json&noop=true&idempotent=false&filter=#bean:shared&pollStrategy=#bean:shared"
+                            + "&sorter=#bean:order&readLock=none&delay=50&maxMessagesPerPoll=2000&eagerMaxMessagesPerPoll=false")
+                            .recipientList(method(shared, "take"));
+                    for (String name : upNames) {
+                        from("seda:liveodds-inbox-" + name + "?size=" + SharedInbox.MOST_IN_HAND)
+                                .process(e -> shared.inHand(e, name))
                                 .process(e -> taken.incrementAndGet());
                     }
-                });
-                context.start();
-                Thread.sleep(1000);
-                var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-                long cpu = os.getProcessCpuTime();
-                long wall = System.nanoTime();
-                Thread.sleep(5000);
-                double share = 100.0 * (os.getProcessCpuTime() - cpu) / (System.nanoTime() - wall);
-                System.out.printf("shared inbox: %d files left for a partner that is down, a partner that is up took %d and its reading"
-                        + " costs %.1f%% of one core%n", files, taken.get(), share);
-            }
+                    from("seda:liveodds-inbox-down?size=" + SharedInbox.MOST_IN_HAND)
+                            .process(e -> shared.inHand(e, "down"))
+                            .process(e -> held.add(ExchangeHelper.createCorrelatedCopy(e, true)));
+                }
+            });
+            context.start();
+            await().atMost(5, TimeUnit.MINUTES).until(() -> taken.get() == files * up && held.size() == SharedInbox.MOST_IN_HAND);
+            Thread.sleep(500);
+            var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+            long cpu = os.getProcessCpuTime();
+            long wall = System.nanoTime();
+            Thread.sleep(5000);
+            double share = 100.0 * (os.getProcessCpuTime() - cpu) / (System.nanoTime() - wall);
+            System.out.printf("shared inbox: %d files left for a partner that is down (%d in its hands), %d partners up have them all;"
+                    + " the listing costs %.1f%% of one core%n", files, held.size(), up, share);
         }
     }
 }

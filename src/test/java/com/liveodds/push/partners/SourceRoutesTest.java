@@ -7,7 +7,10 @@ import com.liveodds.push.support.RunningService;
 import org.apache.camel.ServiceStatus;
 import org.junit.jupiter.api.Test;
 
-/** Which source routes run with several partners: the file source's reading of each partner, the HTTP source's one route. */
+/**
+ * Which source routes run with several partners: the file source's one listing of the inbox and each partner's part of
+ * it, the HTTP source's one route.
+ */
 class SourceRoutesTest {
 
     @Test
@@ -17,7 +20,17 @@ class SourceRoutesTest {
                      .partner("b", "2", b.baseUrl(), b.authUrl()).start()) {
             assertThat(status(service, "liveodds-source-file-a")).isEqualTo(ServiceStatus.Started);
             assertThat(status(service, "liveodds-source-file-b")).isEqualTo(ServiceStatus.Started);
+            assertThat(status(service, "liveodds-source-file-shared")).isEqualTo(ServiceStatus.Started);
             assertThat(status(service, "liveodds-source-file")).isEqualTo(ServiceStatus.Stopped);
+        }
+    }
+
+    @Test
+    void withOnePartnerTheFileSourceKeepsItsOneRoute() throws Exception {
+        try (LoopbackPartner a = new LoopbackPartner();
+             RunningService service = RunningService.builder().partner(a.baseUrl(), a.authUrl()).start()) {
+            assertThat(status(service, "liveodds-source-file")).isEqualTo(ServiceStatus.Started);
+            assertThat(status(service, "liveodds-source-file-shared")).isEqualTo(ServiceStatus.Stopped);
         }
     }
 

@@ -6,45 +6,56 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 
 import com.liveodds.push.ops.LogSafe;
-import org.apache.camel.CamelContext;
-import org.apache.camel.CamelContextAware;
+import org.apache.camel.Consumer;
+import org.apache.camel.Endpoint;
+import org.apache.camel.Exchange;
 import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.component.file.OptimizedFileFilter;
-import org.apache.camel.spi.IdempotentRepository;
-import org.apache.camel.support.service.ServiceSupport;
+import org.apache.camel.support.DefaultPollingConsumerPollStrategy;
+import org.apache.camel.support.SynchronizationAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The inbox when several partners read it (contract 16). Each partner reads every file on its own, in file-name order
- * (its route of the template in routes/source-file.yaml, which leaves the file where it is), through its own
- * {@link Reading}: bound as {@value #READING}-N, the filter and idempotent repository of its file consumer. A file
+ * The inbox when several partners read it (contract 16). One file consumer lists the inbox for all partners
+ * (route liveodds-source-file-shared in routes/source-file.yaml, which leaves the file where it is): this bean is its
+ * poll strategy, its filter, and decides in file-name order which partners take each file ({@link #take}); each taker
+ * gets a copy on its own queue ({@code seda:liveodds-inbox-N}, its route of the template liveodds-source-file-partner).
+ * A partner takes a file it is neither done with nor has in hand, while it has fewer than {@link #MOST_IN_HAND} files
+ * in hand (at most {@code liveodds.delivery.queue-size}); a partner that was full when the poll began, or once it runs
+ * full during the poll, takes nothing more in that poll, so each partner gets its files in file-name order. A file
  * stays in the inbox until every partner is done with it (delivered, superseded, dead-lettered, rejected, or not
- * booked by that partner), then moves to {@code .done/}. So a partner that is down holds back only its own reading,
- * and its backlog is the files left in the inbox. Memory: per file still in the inbox, the names of the partners done
- * with it. After a crash nothing of this is known any more, and every file still in the inbox is read again by every
- * partner.
+ * booked by that partner), then moves to {@code .done/}. So a partner that is down holds at most its files in hand,
+ * its backlog waits in the inbox, and costs the listing a look-up by name per file. Memory: per file some partner took,
+ * which partners are done with it or have it in hand. After a crash nothing of this is known any more, and every file
+ * still in the inbox is read again by every partner.
  */
-public class SharedInbox implements CamelContextAware {
+public class SharedInbox extends DefaultPollingConsumerPollStrategy implements OptimizedFileFilter {
 
-    /** The registry name of a partner's reading, followed by its suffix ({@code liveoddsInboxReading-a}). */
-    public static final String READING = "liveoddsInboxReading";
+    /** The files one partner has in hand at most; the size of its queue, {@code seda:liveodds-inbox-N?size=1000}. */
+    public static final int MOST_IN_HAND = 1000;
+    /** How often (in polls) the files that left the inbox some other way (removed by hand) are forgotten. */
+    private static final int FORGET_EVERY = 20;
     private static final Logger LOG = LoggerFactory.getLogger(SharedInbox.class);
 
     private final InboxGuard guard;
-    /** File name → the partners done with it, for the files not yet moved to .done/. */
-    private final Map<String, Set<String>> done = new ConcurrentHashMap<>();
-    private CamelContext context;
+    /** File name → its partners' progress, for the files some partner took and that have not moved to .done/. */
+    private final Map<String, Claims> files = new ConcurrentHashMap<>();
     private Path dir;
     private List<String> partners = List.of();
+    private int mostInHand = MOST_IN_HAND;
+    private List<Share> shares = List.of();
+    /** Counts the polls; the lister's thread alone writes it. */
+    private volatile long poll;
 
     public SharedInbox(InboxGuard guard) {
         this.guard = guard;
@@ -57,33 +68,123 @@ public class SharedInbox implements CamelContextAware {
 
     /** {@code liveodds.partners}: the names, comma-separated (empty for the single partner: nothing is shared). */
     public void setPartners(String names) {
-        this.partners = Arrays.stream(names.split(",")).map(String::trim).filter(n -> !n.isEmpty()).toList();
+        partners = Arrays.stream(names.split(",")).map(String::trim).filter(n -> !n.isEmpty()).toList();
+        shares = shares();
     }
 
-    /** Runs when beans.yaml loads: binds each partner's reading. */
-    public void install() {
-        for (String partner : partners) {
-            context.getRegistry().bind(READING + "-" + partner, new Reading(partner));
-        }
+    /** {@code liveodds.delivery.queue-size}: a partner has no more files in hand than its delivery queues take. */
+    public void setQueueSize(int queueSize) {
+        mostInHand = Math.max(1, Math.min(queueSize, MOST_IN_HAND));
+        shares = shares();
     }
 
-    private boolean isDone(String partner, String name) {
-        Set<String> by = done.get(name);
-        if (by == null) {
-            return false;
+    private List<Share> shares() {
+        List<Share> list = new ArrayList<>();
+        for (int i = 0; i < partners.size(); i++) {
+            list.add(new Share(i, partners.get(i), new Semaphore(mostInHand)));
         }
-        synchronized (by) {
-            return by.contains(partner);
-        }
+        return List.copyOf(list);
     }
 
-    /** The partner's exchange for the file ended well; the last partner to finish moves the file to .done/. */
-    private void finished(String partner, String name) {
-        Set<String> by = done.computeIfAbsent(name, n -> new HashSet<>());
+    /** Before each listing: which partners have room, and the files not listed since the poll before are forgotten. */
+    @Override
+    public boolean begin(Consumer consumer, Endpoint endpoint) {
+        long now = ++poll;
+        if (now % FORGET_EVERY == 0) {
+            files.entrySet().removeIf(e -> e.getValue().forgettable(now - 1));
+        }
+        for (Share share : shares) {
+            share.open = share.room.availablePermits() > 0;
+            share.refused = false;
+        }
+        return true;
+    }
+
+    /** By name alone, before the file component makes anything of the entry: skipped when no open partner needs it. */
+    @Override
+    public Boolean accept(String name) {
+        Claims claims = files.get(name);
+        if (claims == null) {
+            return shares.stream().anyMatch(share -> share.open) ? null : Boolean.FALSE;
+        }
+        claims.seen = poll;
+        return claims.wantedBy(shares) ? null : Boolean.FALSE;
+    }
+
+    @Override
+    @SuppressWarnings({"rawtypes", "unchecked"}) // OptimizedFileFilter extends the raw GenericFileFilter
+    public boolean accept(GenericFile file) {
+        return guard.accept((GenericFile<File>) file);
+    }
+
+    /**
+     * In file-name order, for each listed file: the queues of the partners that take it now ({@code seda:...}, for
+     * the route's recipient list), its body read once for all of them. None when nobody takes it.
+     */
+    public List<String> take(Exchange exchange) {
+        String name = exchange.getMessage().getHeader(Exchange.FILE_NAME_ONLY, String.class);
+        Claims claims = files.get(name);
+        if (claims == null) {
+            // listed before its last partner moved it to .done/ (or removed by hand): nothing to take
+            if (!Files.exists(dir.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
+                return List.of();
+            }
+            claims = files.computeIfAbsent(name, n -> new Claims(shares.size(), poll));
+        }
+        List<Share> takers = new ArrayList<>();
+        synchronized (claims) {
+            for (Share share : shares) {
+                if (!share.open || share.refused || claims.busy(share.index)) {
+                    continue;
+                }
+                if (share.room.tryAcquire()) {
+                    claims.inHand.set(share.index);
+                    takers.add(share);
+                } else {
+                    share.refused = true; // its later files wait for the next poll: its order holds
+                }
+            }
+        }
+        if (takers.isEmpty()) {
+            return List.of();
+        }
+        try {
+            exchange.getMessage().setBody(exchange.getMessage().getBody(byte[].class));
+        } catch (RuntimeException e) {
+            takers.forEach(share -> handedBack(share, name));
+            throw e;
+        }
+        return takers.stream().map(Share::queue).toList();
+    }
+
+    /** On a partner's copy of a file: when its exchange ends, the file is done for the partner or back in the inbox. */
+    public void inHand(Exchange exchange, String partner) {
+        String name = exchange.getMessage().getHeader(Exchange.FILE_NAME_ONLY, String.class);
+        Share share = shares.stream().filter(s -> s.partner.equals(partner)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("not a partner of liveodds.partners: " + partner));
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onComplete(Exchange done) {
+                finished(share, name);
+            }
+
+            @Override
+            public void onFailure(Exchange failed) {
+                handedBack(share, name);
+            }
+        });
+    }
+
+    /** The partner's copy ended well; the last partner to finish moves the file to .done/. */
+    private void finished(Share share, String name) {
+        Claims claims = files.computeIfAbsent(name, n -> new Claims(shares.size(), poll));
         boolean last;
-        synchronized (by) {
-            last = by.add(partner) && by.size() == partners.size();
+        synchronized (claims) {
+            claims.inHand.clear(share.index);
+            claims.done.set(share.index);
+            last = claims.done.cardinality() == shares.size();
         }
+        share.room.release();
         if (!last) {
             return;
         }
@@ -92,8 +193,8 @@ public class SharedInbox implements CamelContextAware {
             Path target = dir.resolve(".done").resolve(name);
             Files.createDirectories(target.getParent());
             Files.move(file, target, StandardCopyOption.REPLACE_EXISTING);
-            // forgotten only once moved: until then, "done" keeps every partner from reading it again
-            done.remove(name, by);
+            // forgotten only once moved: until then, its claims keep every partner from taking it again
+            files.remove(name, claims);
         } catch (IOException e) {
             // kept as done by all: not read again before a restart
             LOG.warn("Inbox file {} is done for every partner but could not be moved to .done: {}", LogSafe.escape(name),
@@ -101,84 +202,65 @@ public class SharedInbox implements CamelContextAware {
         }
     }
 
-    private void notFinished(String partner, String name) {
-        Set<String> by = done.get(name);
-        if (by != null) {
-            synchronized (by) {
-                by.remove(partner);
+    /** The partner's copy failed or was handed back (shutdown): the file is offered to the partner again. */
+    private void handedBack(Share share, String name) {
+        Claims claims = files.get(name);
+        if (claims != null) {
+            synchronized (claims) {
+                claims.inHand.clear(share.index);
             }
         }
+        share.room.release();
     }
 
-    @Override
-    public void setCamelContext(CamelContext context) {
-        this.context = context;
-    }
-
-    @Override
-    public CamelContext getCamelContext() {
-        return context;
-    }
-
-    /**
-     * One partner's reading of the inbox: the file consumer's filter (a file this partner is done with is skipped
-     * before the guard looks at it, so a backlog left for a partner that is down costs the others no more than a
-     * look-up per poll) and its idempotent repository, keyed by file name (Camel adds a file when the partner's
-     * exchange for it ends well).
-     */
-    public final class Reading extends ServiceSupport implements OptimizedFileFilter, IdempotentRepository {
-
+    /** A partner's part: its queue, its room; open and refused are the lister thread's, for the poll under way. */
+    private static final class Share {
+        private final int index;
         private final String partner;
+        private final Semaphore room;
+        private boolean open;
+        private boolean refused;
 
-        Reading(String partner) {
+        Share(int index, String partner, Semaphore room) {
+            this.index = index;
             this.partner = partner;
+            this.room = room;
         }
 
-        /** By name alone, before the file component makes anything of the entry: skipped when done with. */
-        @Override
-        public Boolean accept(String name) {
-            return isDone(partner, name) ? Boolean.FALSE : null;
+        String queue() {
+            return "seda:liveodds-inbox-" + partner + "?size=" + MOST_IN_HAND;
+        }
+    }
+
+    /** One file's partners: done with it, or having it in hand (guarded by the object's lock). */
+    private static final class Claims {
+        private final BitSet done;
+        private final BitSet inHand;
+        private volatile long seen;
+
+        Claims(int partners, long poll) {
+            this.done = new BitSet(partners);
+            this.inHand = new BitSet(partners);
+            this.seen = poll;
         }
 
-        @Override
-        @SuppressWarnings({"rawtypes", "unchecked"}) // OptimizedFileFilter extends the raw GenericFileFilter
-        public boolean accept(GenericFile file) {
-            return guard.accept((GenericFile<File>) file);
+        synchronized boolean busy(int partner) {
+            return done.get(partner) || inHand.get(partner);
         }
 
-        /** Done with it, or it left the inbox (moved to .done/ since the folder was listed, or removed by hand). */
-        @Override
-        public boolean contains(String name) {
-            if (isDone(partner, name)) {
-                return true;
-            }
-            if (!Files.exists(dir.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
-                done.remove(name); // nothing left to wait for
-                return true;
+        /** Whether a partner open in this poll is neither done with the file nor has it in hand. */
+        synchronized boolean wantedBy(List<Share> shares) {
+            for (Share share : shares) {
+                if (share.open && !done.get(share.index) && !inHand.get(share.index)) {
+                    return true;
+                }
             }
             return false;
         }
 
-        @Override
-        public boolean add(String name) {
-            finished(partner, name);
-            return true;
-        }
-
-        @Override
-        public boolean remove(String name) {
-            notFinished(partner, name);
-            return true;
-        }
-
-        @Override
-        public boolean confirm(String name) {
-            return true;
-        }
-
-        @Override
-        public void clear() {
-            // nothing to forget: the inbox itself is the record
+        /** Gone from the inbox (not listed since the given poll) and in nobody's hands. */
+        synchronized boolean forgettable(long sincePoll) {
+            return seen < sincePoll && inHand.isEmpty();
         }
     }
 }
