@@ -27,7 +27,8 @@ import static org.awaitility.Awaitility.await;
  * What a backlog left in the inbox for a partner that is down costs the partners that are up: the one listing of the
  * inbox (routes/source-file.yaml, liveodds-source-file-shared) runs every poll (50 ms) and skips by name the files no
  * partner with room wants. Once the partners that are up have every file and the one that is down has its files in
- * hand, prints the CPU of the process over 5 s for 1, 3 and 15 partners up and inboxes of 5,000 and 20,000 files.
+ * hand, prints the CPU of the process over 5 s for 1, 3 and 15 partners up and inboxes of 5,000 and 20,000 files: with
+ * no new file (the listing is skipped while nothing changed, and made once a second), and with a new file every 100 ms.
  * Not a test: {@code mvn -B -o test -Dtest=SharedInboxPollBench -Dtest.excludedGroups=none}.
  */
 @Tag("bench")
@@ -40,6 +41,19 @@ class SharedInboxPollBench {
                 measure(files, up);
             }
         }
+    }
+
+    private interface Work {
+        void run() throws Exception;
+    }
+
+    /** Percent of one core the process used during the work. */
+    private static double cpuOver(Work work) throws Exception {
+        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        long cpu = os.getProcessCpuTime();
+        long wall = System.nanoTime();
+        work.run();
+        return 100.0 * (os.getProcessCpuTime() - cpu) / (System.nanoTime() - wall);
     }
 
     private static void measure(int files, int up) throws Exception {
@@ -78,13 +92,19 @@ class SharedInboxPollBench {
             context.start();
             await().atMost(5, TimeUnit.MINUTES).until(() -> taken.get() == files * up && held.size() == SharedInbox.MOST_IN_HAND);
             Thread.sleep(500);
-            var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-            long cpu = os.getProcessCpuTime();
-            long wall = System.nanoTime();
-            Thread.sleep(5000);
-            double share = 100.0 * (os.getProcessCpuTime() - cpu) / (System.nanoTime() - wall);
-            System.out.printf("shared inbox: %d files left for a partner that is down (%d in its hands), %d partners up have them all;"
-                    + " the listing costs %.1f%% of one core%n", files, held.size(), up, share);
+            double quiet = cpuOver(() -> Thread.sleep(5000));
+            // the upstream goes on: a new file every 100 ms, which every partner that is up takes
+            double flowing = cpuOver(() -> {
+                for (int i = 0; i < 50; i++) {
+                    Path hidden = inbox.resolve(String.format(".n-%06d.json", i));
+                    Files.writeString(hidden, "{}");
+                    Files.move(hidden, inbox.resolve(String.format("n-%06d.json", i)));
+                    Thread.sleep(100);
+                }
+            });
+            System.out.printf("shared inbox: %d files left for a partner that is down (%d in its hands), %d partners up;"
+                    + " the listing costs %.1f%% of one core with no new file, %.1f%% with one every 100 ms%n", files, held.size(), up,
+                    quiet, flowing);
         }
     }
 }

@@ -6,6 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
@@ -13,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.liveodds.push.ops.LogSafe;
 import org.apache.camel.Consumer;
@@ -45,17 +49,23 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     public static final int MOST_IN_HAND = 1000;
     /** How often (in polls) the files that left the inbox some other way (removed by hand) are forgotten. */
     private static final int FORGET_EVERY = 20;
+    private static final Duration RELIST_EVERY = Duration.ofSeconds(1);
+    private static final Duration COARSE_TIME = Duration.ofSeconds(2);
     private static final Logger LOG = LoggerFactory.getLogger(SharedInbox.class);
 
     private final InboxGuard guard;
     /** File name → its partners' progress, for the files some partner took and that have not moved to .done/. */
     private final Map<String, Claims> files = new ConcurrentHashMap<>();
+    /** Set when a partner's progress may let it take a file the last listing left. */
+    private final AtomicBoolean changed = new AtomicBoolean();
     private Path dir;
     private List<String> partners = List.of();
     private int mostInHand = MOST_IN_HAND;
     private List<Share> shares = List.of();
-    /** Counts the polls; the lister's thread alone writes it. */
+    /** Counts the listings; the lister's thread alone writes it and the fields below. */
     private volatile long poll;
+    private FileTime listedModified;
+    private long listedAt;
 
     public SharedInbox(InboxGuard guard) {
         this.guard = guard;
@@ -86,9 +96,18 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         return List.copyOf(list);
     }
 
-    /** Before each listing: which partners have room, and the files not listed since the poll before are forgotten. */
+    /**
+     * Before each poll: whether to list at all, which partners have room, and the files not listed since the poll
+     * before are forgotten. The inbox is listed when it may hold something to take: its folder changed (a file came
+     * or left), a partner finished or handed back a file (room, or the next file in order), the last listing found
+     * files to take (there may be more), and at least every {@link #RELIST_EVERY}. So a backlog waiting for a partner
+     * that is down costs nothing between the upstream's files.
+     */
     @Override
     public boolean begin(Consumer consumer, Endpoint endpoint) {
+        if (!worthListing()) {
+            return false;
+        }
         long now = ++poll;
         if (now % FORGET_EVERY == 0) {
             files.entrySet().removeIf(e -> e.getValue().forgettable(now - 1));
@@ -98,6 +117,25 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
             share.refused = false;
         }
         return true;
+    }
+
+    private boolean worthListing() {
+        FileTime modified;
+        try {
+            modified = Files.getLastModifiedTime(dir);
+        } catch (IOException e) {
+            modified = null; // the file component reports it
+        }
+        long now = System.nanoTime();
+        boolean worth = changed.getAndSet(false) || modified == null || !modified.equals(listedModified)
+                || now - listedAt > RELIST_EVERY.toNanos()
+                // a folder time of coarse granularity may not show a file that came in the same tick
+                || Duration.between(modified.toInstant(), Instant.now()).compareTo(COARSE_TIME) < 0;
+        if (worth) {
+            listedModified = modified;
+            listedAt = now;
+        }
+        return worth;
     }
 
     /** By name alone, before the file component makes anything of the entry: skipped when no open partner needs it. */
@@ -148,6 +186,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         if (takers.isEmpty()) {
             return List.of();
         }
+        changed.set(true);
         try {
             exchange.getMessage().setBody(exchange.getMessage().getBody(byte[].class));
         } catch (RuntimeException e) {
@@ -185,6 +224,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
             last = claims.done.cardinality() == shares.size();
         }
         share.room.release();
+        changed.set(true);
         if (!last) {
             return;
         }
@@ -211,6 +251,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
             }
         }
         share.room.release();
+        changed.set(true);
     }
 
     /** A partner's part: its queue, its room; open and refused are the lister thread's, for the poll under way. */
