@@ -1,0 +1,149 @@
+package com.liveodds.push.source.file;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import com.liveodds.push.deadletter.DeadLetterStore;
+import com.liveodds.push.heartbeat.UpstreamLiveness;
+import com.liveodds.push.ingest.Rejections;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.ExchangeHelper;
+import org.apache.camel.support.UnitOfWorkHelper;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The inbox listed once for all partners (routes/source-file.yaml, liveodds-source-file-shared and each partner's
+ * queue), on real files: a partner that keeps its files in hand (down) holds only its share, in file-name order, the
+ * others get every file in order, and a file leaves the inbox once every partner is done with it.
+ */
+class SharedInboxTest {
+
+    @TempDir
+    Path work;
+    private Path inbox;
+    private DefaultCamelContext context;
+    private final Map<String, List<String>> got = new ConcurrentHashMap<>();
+    /** The copies partner "down" holds, as its delivery queues would while it is down. */
+    private final ConcurrentLinkedQueue<Exchange> held = new ConcurrentLinkedQueue<>();
+
+    @BeforeEach
+    void start() throws Exception {
+        inbox = Files.createDirectories(work.resolve("inbox"));
+        context = new DefaultCamelContext();
+        SharedInbox shared = new SharedInbox(new InboxGuard(new DeadLetterStore(work.resolve("dead").toString()), new Rejections(),
+                new UpstreamLiveness()));
+        shared.setDir(inbox.toString());
+        shared.setPartners("up,down");
+        // the delivery queues of each partner take 5 pushes: so does its share of the inbox
+        shared.setQueueSize(5);
+        context.getRegistry().bind("shared", shared);
+        context.getRegistry().bind("order", new InboxOrder());
+        context.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("file:" + inbox + "?include=.*\\.json&noop=true&idempotent=false&filter=#bean:shared&pollStrategy=#bean:shared"
+                        + "&sorter=#bean:order&readLock=none&delay=20&maxMessagesPerPoll=2000&eagerMaxMessagesPerPoll=false")
+                        .recipientList(method(shared, "take"));
+                for (String partner : List.of("up", "down")) {
+                    from("seda:liveodds-inbox-" + partner + "?size=" + SharedInbox.MOST_IN_HAND)
+                            .process(e -> shared.inHand(e, partner))
+                            .process(e -> {
+                                got.computeIfAbsent(partner, p -> new ArrayList<>()).add(e.getMessage().getBody(String.class));
+                                if (partner.equals("down")) {
+                                    held.add(ExchangeHelper.createCorrelatedCopy(e, true));
+                                }
+                            });
+                }
+            }
+        });
+        context.start();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        context.close();
+    }
+
+    @Test
+    void aPartnerThatIsDownHoldsOnlyItsShareInOrderAndTheFilesWaitInTheInboxUntilItIsDone() throws Exception {
+        List<String> all = IntStream.range(0, 40).mapToObj(i -> String.format("f-%03d", i)).toList();
+        for (String id : all) {
+            drop(id);
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> got.getOrDefault("up", List.of()).size() == all.size());
+        assertThat(got.get("up")).containsExactlyElementsOf(all);
+        // down has its share, the first five in order, and no more however long it waits
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> held.size() == 5);
+        assertThat(got.get("down")).containsExactlyElementsOf(all.subList(0, 5));
+        assertThat(jsonLeft()).as("every file waits in the inbox for down").hasSize(all.size());
+
+        // down is back: each file it finishes frees room for the next ones, in order, and every file moves to .done/
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            Exchange next;
+            while ((next = held.poll()) != null) {
+                end(next);
+            }
+            return got.get("down").size() == all.size();
+        });
+        assertThat(got.get("down")).containsExactlyElementsOf(all);
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            held.forEach(SharedInboxTest::end);
+            held.clear();
+            return jsonLeft().isEmpty();
+        });
+        try (Stream<Path> done = Files.list(inbox.resolve(".done"))) {
+            assertThat(done).hasSize(all.size());
+        }
+        assertThat(got.get("up")).as("up was not given a file again").hasSize(all.size());
+    }
+
+    @Test
+    void aFileHandedBackByAPartnerIsOfferedToItAgainAndOnlyToIt() throws Exception {
+        drop("g-001");
+        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1 && got.getOrDefault("up", List.of()).size() == 1);
+        Exchange copy = held.poll();
+        copy.setException(new IllegalStateException("handed back at shutdown"));
+        end(copy);
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1);
+        assertThat(got.get("down")).containsExactly("g-001", "g-001");
+        assertThat(got.get("up")).containsExactly("g-001");
+        assertThat(inbox.resolve("g-001.json")).exists();
+        Exchange again = held.poll();
+        end(again);
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(inbox.resolve(".done/g-001.json")));
+    }
+
+    /** The partner's exchange ends: as its delivery would, well or failed. */
+    private static void end(Exchange exchange) {
+        UnitOfWorkHelper.doneSynchronizations(exchange, exchange.getExchangeExtension().handoverCompletions());
+    }
+
+    private void drop(String id) throws Exception {
+        Path hidden = inbox.resolve("." + id + ".json");
+        Files.writeString(hidden, id);
+        Files.move(hidden, inbox.resolve(id + ".json"));
+    }
+
+    private List<String> jsonLeft() throws Exception {
+        try (Stream<Path> files = Files.list(inbox)) {
+            return files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".json") && !n.startsWith(".")).toList();
+        }
+    }
+}
