@@ -25,6 +25,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.component.file.OptimizedFileFilter;
 import org.apache.camel.support.DefaultPollingConsumerPollStrategy;
+import org.apache.camel.support.ScheduledBatchPollingConsumer;
 import org.apache.camel.support.SynchronizationAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,9 +100,9 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     /**
      * Before each poll: whether to list at all, which partners have room, and the files not listed since the poll
      * before are forgotten. The inbox is listed when it may hold something to take: its folder changed (a file came
-     * or left), a partner finished or handed back a file (room, or the next file in order), the last listing found
-     * files to take (there may be more), and at least every {@link #RELIST_EVERY}. So a backlog waiting for a partner
-     * that is down costs nothing between the upstream's files.
+     * or left), a partner that ran out of room finished a file, a partner handed a file back, the last listing took
+     * as many files as a poll takes (there may be more), and at least every {@link #RELIST_EVERY}. So a backlog
+     * waiting for a partner that is down costs a listing per change of the inbox, not one per poll.
      */
     @Override
     public boolean begin(Consumer consumer, Endpoint endpoint) {
@@ -115,8 +116,26 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         for (Share share : shares) {
             share.open = share.room.availablePermits() > 0;
             share.refused = false;
+            starve(share, !share.open);
         }
         return true;
+    }
+
+    /** After a listing that took as many files as the consumer takes per poll: there may be more. */
+    @Override
+    public void commit(Consumer consumer, Endpoint endpoint, int polledMessages) {
+        if (consumer instanceof ScheduledBatchPollingConsumer batch && batch.getMaxMessagesPerPoll() > 0
+                && polledMessages >= batch.getMaxMessagesPerPoll()) {
+            changed.set(true);
+        }
+    }
+
+    /** Whether the partner's room ran out in this listing: then the file it finishes next calls for another. */
+    private void starve(Share share, boolean starved) {
+        share.starved = starved;
+        if (starved && share.room.availablePermits() > 0) {
+            changed.set(true); // room came back meanwhile
+        }
     }
 
     private boolean worthListing() {
@@ -180,13 +199,13 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
                     takers.add(share);
                 } else {
                     share.refused = true; // its later files wait for the next poll: its order holds
+                    starve(share, true);
                 }
             }
         }
         if (takers.isEmpty()) {
             return List.of();
         }
-        changed.set(true);
         try {
             exchange.getMessage().setBody(exchange.getMessage().getBody(byte[].class));
         } catch (RuntimeException e) {
@@ -224,7 +243,9 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
             last = claims.done.cardinality() == shares.size();
         }
         share.room.release();
-        changed.set(true);
+        if (share.starved) {
+            changed.set(true);
+        }
         if (!last) {
             return;
         }
@@ -261,6 +282,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         private final Semaphore room;
         private boolean open;
         private boolean refused;
+        private volatile boolean starved;
 
         Share(int index, String partner, Semaphore room) {
             this.index = index;
