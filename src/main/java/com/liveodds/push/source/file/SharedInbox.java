@@ -148,13 +148,22 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         long now = System.nanoTime();
         boolean worth = changed.getAndSet(false) || modified == null || !modified.equals(listedModified)
                 || now - listedAt > RELIST_EVERY.toNanos()
-                // a folder time of coarse granularity may not show a file that came in the same tick
-                || Duration.between(modified.toInstant(), Instant.now()).compareTo(COARSE_TIME) < 0;
+                || isCoarseAndRecent(modified);
         if (worth) {
             listedModified = modified;
             listedAt = now;
         }
         return worth;
+    }
+
+    /**
+     * A folder time in whole milliseconds (a file system that keeps seconds) may not show a file that came in the same
+     * tick as the last listing: such a folder is listed every poll while its time is recent. Finer times (ext4, xfs,
+     * tmpfs: nanoseconds) show every change, and the listing at least once a second catches the rest.
+     */
+    private static boolean isCoarseAndRecent(FileTime modified) {
+        Instant at = modified.toInstant();
+        return at.getNano() % 1_000_000 == 0 && Duration.between(at, Instant.now()).compareTo(COARSE_TIME) < 0;
     }
 
     /** By name alone, before the file component makes anything of the entry: skipped when no open partner needs it. */
