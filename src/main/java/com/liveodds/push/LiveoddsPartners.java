@@ -39,6 +39,7 @@ import com.liveodds.push.partner.Booking;
 import com.liveodds.push.partner.PartnerHealth;
 import com.liveodds.push.partner.PartnerHttp;
 import com.liveodds.push.partner.PartnerReadiness;
+import com.liveodds.push.partner.PartnerThreads;
 import com.liveodds.push.partner.PartnerTls;
 import com.liveodds.push.settings.Durations;
 import com.liveodds.push.settings.PartnerSettings;
@@ -203,7 +204,9 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         beans.put("liveoddsPartnerHttp", http);
         beans.put("liveoddsPartnerConnections", connections);
         beans.put("liveoddsHttp", http.component(connections));
-        beans.put("liveoddsPartnerThreads", threads);
+        PartnerThreads partnerThreads = new PartnerThreads(threads);
+        partnerThreads.setCamelContext(context);
+        beans.put("liveoddsPartnerThreads", partnerThreads);
         beans.put("liveoddsPartnerTokenProvider", tokens);
         beans.put("liveoddsBooking", booking);
         beans.put("liveoddsLiveMatches", liveMatches);

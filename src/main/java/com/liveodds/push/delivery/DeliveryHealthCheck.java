@@ -25,6 +25,12 @@ public class DeliveryHealthCheck extends AbstractHealthCheck {
         return false;
     }
 
+    /** Camel's AbstractHealthCheck is no liveness check by default: without this, /observe/health/live never saw it. */
+    @Override
+    public boolean isLiveness() {
+        return true;
+    }
+
     @Override
     protected void doCall(HealthCheckResultBuilder builder, Map<String, Object> options) {
         for (Map.Entry<String, MatchQueues> partner : queues.entrySet()) {

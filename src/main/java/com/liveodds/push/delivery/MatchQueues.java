@@ -12,12 +12,15 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.liveodds.push.heartbeat.LiveMatches;
 import com.liveodds.push.ops.Meters;
+import com.liveodds.push.partner.PartnerThreads;
 import io.micrometer.core.instrument.Counter;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.AsyncProcessor;
@@ -285,13 +288,30 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
         run(entry, doneSync -> ended(queue, entry));
     }
 
+    /**
+     * Runs the entry's route; {@code after} runs once when it ends, whether the route ends it or an Error leaves it
+     * stranded ({@link PartnerThreads#STRANDED}: a partner thread that met an Error ends it, in case no step will).
+     */
     private void run(Entry entry, AsyncCallback after) {
+        AtomicBoolean ended = new AtomicBoolean();
+        AsyncCallback once = doneSync -> {
+            if (ended.compareAndSet(false, true)) {
+                after.done(doneSync);
+            }
+        };
+        Consumer<Throwable> stranded = error -> {
+            if (!ended.get()) {
+                entry.exchange.setException(error);
+                once.done(false);
+            }
+        };
+        entry.exchange.setProperty(PartnerThreads.STRANDED, stranded);
         try {
             AsyncProcessor route = entry.push.isHeartbeat() ? heartbeatRoute() : pushRoute();
-            route.process(entry.exchange, after);
+            route.process(entry.exchange, once);
         } catch (Throwable e) {
             entry.exchange.setException(e);
-            after.done(false);
+            once.done(false);
         }
     }
 

@@ -64,6 +64,13 @@ public class PushVerdict implements Processor, CamelContextAware {
         DeliveryState state = exchange.getVariable(DeliveryState.VARIABLE, DeliveryState.class);
         Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         Push push = state.getPush();
+        if (causedByError(failure)) {
+            // the JVM is in doubt (contract 10): no verdict; the attempt fails, the push goes back to its source and
+            // liveoddsDelivery turns liveness DOWN. The request's headers (the token among them) go no further.
+            exchange.getMessage().removeHeaders("*", "Camel*");
+            exchange.setException(failure);
+            return;
+        }
         try (var log = MessageLogContext.of(push.matchId(), push.messageId())) {
             if (failure instanceof TokenUnavailableException noToken) {
                 // no request went out: the token provider has told the readiness check
@@ -80,6 +87,15 @@ public class PushVerdict implements Processor, CamelContextAware {
             }
             judge(exchange, state, push, answer);
         }
+    }
+
+    private static boolean causedByError(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof Error) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void judge(Exchange exchange, DeliveryState state, Push push, PartnerAnswer answer) {

@@ -72,6 +72,7 @@ class DeliveryHealthCheckTest {
         assertThat(down.getState()).isEqualTo(HealthCheck.State.DOWN);
         assertThat(down.getMessage()).hasValue("delivery to partner b failed with OutOfMemoryError; restart the service");
         assertThat(check.isReadiness()).isFalse();
+        assertThat(check.isLiveness()).isTrue();
         assertThat(check.getId()).isEqualTo("delivery");
     }
 

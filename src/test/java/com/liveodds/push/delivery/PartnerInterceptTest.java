@@ -70,4 +70,55 @@ class PartnerInterceptTest {
             }
         }
     }
+
+    /**
+     * Contract 10 "Nothing gets stuck": an Error thrown on the partner pool's thread by a host route intercepting
+     * liveoddsHttp:* (what an OutOfMemoryError there does) neither loses the push nor blocks its match: it is delivered
+     * on a later attempt, the other matches keep flowing meanwhile, and liveness turns DOWN naming delivery.
+     */
+    @Test
+    void anErrorThrownByAHostInterceptorLeavesNoPushStuckAndTurnsLivenessDown() throws Exception {
+        try (LoopbackPartner partner = new LoopbackPartner();
+             RunningService service = RunningService.builder().partner(partner.baseUrl(), partner.authUrl())
+                     // no heartbeat comes by to run, by chance, what Camel left on the thread that met the Error
+                     .set("liveodds.heartbeat.interval", "1h")
+                     .set("liveodds.delivery.backoff.initial", "20ms").start()) {
+            AtomicInteger errors = new AtomicInteger(1);
+            service.context().addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    interceptSendToEndpoint("liveoddsHttp:*").process(exchange -> {
+                        String path = exchange.getMessage().getHeader("CamelHttpPath", String.class);
+                        if (path != null && path.contains("match:9101") && errors.getAndDecrement() > 0) {
+                            throw new OutOfMemoryError("test: no heap left");
+                        }
+                    });
+                    // an intercept takes effect with a route of its builder
+                    from("direct:host-idle").routeId("host-idle").log("nothing");
+                }
+            });
+            assertThat(service.management("/observe/health/live").statusCode()).isEqualTo(200);
+            service.drop("a.json", Messages.odds("m-9101", Messages.external("f1", 9101)));
+            service.drop("b.json", Messages.odds("m-9102", Messages.external("f2", 9102)));
+
+            // handed back to its source, read again and delivered; the other match went on meanwhile
+            await().atMost(Duration.ofSeconds(20)).until(() -> delivered(partner, "m-9101") == 1);
+            assertThat(errors.get()).as("the Error's attempt sent nothing; a later one was intercepted again").isNegative();
+            assertThat(delivered(partner, "m-9102")).isEqualTo(1);
+            // a later message of the match that met the Error flows too: the match is not blocked
+            service.drop("c.json", Messages.odds("m-9101b", Messages.external("f1", 9101)));
+            await().atMost(Duration.ofSeconds(30)).until(() -> delivered(partner, "m-9101b") == 1);
+            assertThat(partner.arrivals()).filteredOn(a -> !a.isHeartbeat()).extracting(LoopbackPartner.Arrival::messageId)
+                    .containsExactlyInAnyOrder("m-9101", "m-9102", "m-9101b");
+            assertThat(service.deadLetterCount()).isZero();
+
+            var live = service.management("/observe/health/live");
+            assertThat(live.statusCode()).isEqualTo(503);
+            assertThat(live.body()).contains("delivery").contains("OutOfMemoryError");
+        }
+    }
+
+    private static long delivered(LoopbackPartner partner, String messageId) {
+        return partner.arrivals().stream().filter(a -> a.status() == 202 && messageId.equals(a.messageId())).count();
+    }
 }
