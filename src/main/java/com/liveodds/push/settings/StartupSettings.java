@@ -1,5 +1,6 @@
 package com.liveodds.push.settings;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -167,8 +168,9 @@ public final class StartupSettings {
             derived.put(key + "auth-url", sandboxUrl);
             derived.put(key + "client-id", p.clientId());
             derived.put(key + "client-secret", p.clientSecret());
-            derived.put(key + "booking", "all".equals(p.booking()) ? "all"
-                    : Path.of(valueOr(lookup.apply("liveodds.home"), ".")).resolve(p.booking()).toString());
+            Path booking = Path.of(valueOr(lookup.apply("liveodds.home"), ".")).resolve(p.booking());
+            // run outside the repository's layout (java -jar -help from anywhere) the demo's booking file is not there
+            derived.put(key + "booking", "all".equals(p.booking()) || !Files.isRegularFile(booking) ? "all" : booking.toString());
             if (generate) {
                 derived.put(key + "fixtures-tokens", "sandbox-" + randomHex(12));
             } else if (p == SANDBOX_PARTNERS.get(0) && isSet(givenTokens)) {

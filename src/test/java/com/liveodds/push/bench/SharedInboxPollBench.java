@@ -16,6 +16,7 @@ import com.liveodds.push.source.file.InboxOrder;
 import com.liveodds.push.source.file.SharedInbox;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.component.seda.SedaComponent;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.ExchangeHelper;
 import org.junit.jupiter.api.Tag;
@@ -70,6 +71,7 @@ class SharedInboxPollBench {
             shared.setPartners(String.join(",", upNames) + ",down");
             context.getRegistry().bind("shared", shared);
             context.getRegistry().bind("order", new InboxOrder());
+            context.addComponent("liveoddsSeda", new SedaComponent());
             AtomicInteger taken = new AtomicInteger();
             // the partner that is down keeps its files in hand, as its delivery queues would
             ConcurrentLinkedQueue<Exchange> held = new ConcurrentLinkedQueue<>();
@@ -80,11 +82,11 @@ class SharedInboxPollBench {
                             + "&sorter=#bean:order&readLock=none&delay=50&maxMessagesPerPoll=2000&eagerMaxMessagesPerPoll=false")
                             .recipientList(method(shared, "take"));
                     for (String name : upNames) {
-                        from("seda:liveodds-inbox-" + name + "?size=" + SharedInbox.MOST_IN_HAND)
+                        from("liveoddsSeda:liveodds-inbox-" + name + "?size=" + SharedInbox.MOST_IN_HAND)
                                 .process(e -> shared.inHand(e, name))
                                 .process(e -> taken.incrementAndGet());
                     }
-                    from("seda:liveodds-inbox-down?size=" + SharedInbox.MOST_IN_HAND)
+                    from("liveoddsSeda:liveodds-inbox-down?size=" + SharedInbox.MOST_IN_HAND)
                             .process(e -> shared.inHand(e, "down"))
                             .process(e -> held.add(ExchangeHelper.createCorrelatedCopy(e, true)));
                 }

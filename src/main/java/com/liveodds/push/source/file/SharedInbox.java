@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * The inbox when several partners read it (contract 16). One file consumer lists the inbox for all partners
  * (route liveodds-source-file-shared in routes/source-file.yaml, which leaves the file where it is): this bean is its
  * poll strategy, its filter, and decides in file-name order which partners take each file ({@link #take}); each taker
- * gets a copy on its own queue ({@code seda:liveodds-inbox-N}, its route of the template liveodds-source-file-partner).
+ * gets a copy on its own queue ({@code liveoddsSeda:liveodds-inbox-N}, its route of the template liveodds-source-file-partner).
  * A partner takes a file it is neither done with nor has in hand, while it has fewer than {@link #MOST_IN_HAND} files
  * in hand (at most {@code liveodds.delivery.queue-size}); a partner that was full when the poll began, or once it runs
  * full during the poll, takes nothing more in that poll, so each partner gets its files in file-name order. A file
@@ -46,7 +46,7 @@ import org.slf4j.LoggerFactory;
  */
 public class SharedInbox extends DefaultPollingConsumerPollStrategy implements OptimizedFileFilter {
 
-    /** The files one partner has in hand at most; the size of its queue, {@code seda:liveodds-inbox-N?size=1000}. */
+    /** The files one partner has in hand at most; the size of its queue, {@code liveoddsSeda:liveodds-inbox-N?size=1000}. */
     public static final int MOST_IN_HAND = 1000;
     /** How often (in polls) the files that left the inbox some other way (removed by hand) are forgotten. */
     private static final int FORGET_EVERY = 20;
@@ -184,7 +184,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     }
 
     /**
-     * In file-name order, for each listed file: the queues of the partners that take it now ({@code seda:...}, for
+     * In file-name order, for each listed file: the queues of the partners that take it now ({@code liveoddsSeda:...}, for
      * the route's recipient list), its body read once for all of them. None when nobody takes it.
      */
     public List<String> take(Exchange exchange) {
@@ -300,7 +300,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         }
 
         String queue() {
-            return "seda:liveodds-inbox-" + partner + "?size=" + MOST_IN_HAND;
+            return "liveoddsSeda:liveodds-inbox-" + partner + "?size=" + MOST_IN_HAND;
         }
     }
 

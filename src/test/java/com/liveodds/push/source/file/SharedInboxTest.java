@@ -19,6 +19,7 @@ import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ingest.Rejections;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.component.seda.SedaComponent;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.ExchangeHelper;
 import org.apache.camel.support.UnitOfWorkHelper;
@@ -54,6 +55,7 @@ class SharedInboxTest {
         shared.setQueueSize(5);
         context.getRegistry().bind("shared", shared);
         context.getRegistry().bind("order", new InboxOrder());
+        context.addComponent("liveoddsSeda", new SedaComponent());
         context.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
@@ -61,7 +63,7 @@ class SharedInboxTest {
                         + "&sorter=#bean:order&readLock=none&delay=20&maxMessagesPerPoll=2000&eagerMaxMessagesPerPoll=false")
                         .recipientList(method(shared, "take"));
                 for (String partner : List.of("up", "down")) {
-                    from("seda:liveodds-inbox-" + partner + "?size=" + SharedInbox.MOST_IN_HAND)
+                    from("liveoddsSeda:liveodds-inbox-" + partner + "?size=" + SharedInbox.MOST_IN_HAND)
                             .process(e -> shared.inHand(e, partner))
                             .process(e -> {
                                 got.computeIfAbsent(partner, p -> new ArrayList<>()).add(e.getMessage().getBody(String.class));
