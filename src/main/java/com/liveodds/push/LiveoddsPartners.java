@@ -194,6 +194,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         PushVerdict verdict = new PushVerdict(tokens, retryPolicy, liveMatches, health);
         verdict.setCamelContext(context);
         verdict.setMeters(partnerMeters);
+        verdict.setPartner(p.name());
         RetryWait retryWait = new RetryWait(gate);
         DeliveryGauges gauges = new DeliveryGauges(liveMatches, queues);
         gauges.setMeters(partnerMeters);

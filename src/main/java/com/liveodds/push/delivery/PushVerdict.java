@@ -48,6 +48,8 @@ public class PushVerdict implements Processor, CamelContextAware {
     private final PartnerHealth health;
     private final Clock clock = Clock.systemUTC();
     private CamelContext camelContext;
+    /** "Partner a: " before each log line of a partner of liveodds.partners; nothing for the single partner. */
+    private volatile String who = "";
     private volatile Meters registryBean;
     private volatile DeliveryMeters meters;
     private volatile Timer[] timers;
@@ -109,7 +111,7 @@ public class PushVerdict implements Processor, CamelContextAware {
             } else {
                 meters().heartbeatsFailed.increment();
                 state.end(DeliveryState.Outcome.FAILED, describe(answer));
-                LOG.warn("Heartbeat to {} failed ({})", push.matchId(), describe(answer));
+                LOG.warn("{}Heartbeat to {} failed ({})", who, push.matchId(), describe(answer));
             }
             state.publish(exchange);
             return;
@@ -134,18 +136,18 @@ public class PushVerdict implements Processor, CamelContextAware {
                 state.end(DeliveryState.Outcome.DELIVERED, null);
                 meters().delivered.increment();
                 meters().latency(push.messageType()).record(Duration.between(push.receivedAt(), now));
-                LOG.info("Delivered {} (HTTP {}, attempt {})", push, answer.status(), state.getAttempts());
+                LOG.info("{}Delivered {} (HTTP {}, attempt {})", who, push, answer.status(), state.getAttempts());
             }
             case RETRY -> {
                 state.retryIn(decision.delay().toMillis(), answer.status() == 401);
                 meters().retried.increment();
-                LOG.warn("Push {} attempt {} failed ({}{}); retrying in {} ms", push, state.getAttempts(), decision.reason(),
+                LOG.warn("{}Push {} attempt {} failed ({}{}); retrying in {} ms", who, push, state.getAttempts(), decision.reason(),
                         answer.error() != null ? ": " + answer.error() : "", decision.delay().toMillis());
             }
             case DEAD_LETTER -> {
                 state.end(DeliveryState.Outcome.DEAD_LETTERED, decision.reason());
                 meters().deadLettered.increment();
-                LOG.error("Push {} dead-lettered after {} attempts: {}{}", push, state.getAttempts(), decision.reason(),
+                LOG.error("{}Push {} dead-lettered after {} attempts: {}{}", who, push, state.getAttempts(), decision.reason(),
                         answer.status() > 0 ? "" : " (" + answer.error() + ")");
             }
         }
@@ -155,7 +157,7 @@ public class PushVerdict implements Processor, CamelContextAware {
     /** A push dead-lettered for this partner without an attempt (see {@link PartnerDeliveries}): counted and logged. */
     void deadLetteredAtOnce(Push push, String reason) {
         meters().deadLettered.increment();
-        LOG.error("Push {} dead-lettered without an attempt: {}", push, reason);
+        LOG.error("{}Push {} dead-lettered without an attempt: {}", who, push, reason);
     }
 
     private static String describe(PartnerAnswer answer) {
@@ -218,6 +220,11 @@ public class PushVerdict implements Processor, CamelContextAware {
     }
 
     /** The partner's view of the bundle's meter registry ({@link Meters#forPartner}). */
+    /** The partner's name in liveodds.partners (empty for the single partner), named in each log line. */
+    public void setPartner(String name) {
+        this.who = name == null || name.isEmpty() ? "" : "Partner " + name + ": ";
+    }
+
     public void setMeters(Meters meters) {
         this.registryBean = meters;
     }

@@ -25,6 +25,7 @@ public record PartnerSettings(String name, String id, String baseUrl, String aut
 
     public static final String LIST = "liveodds.partners";
     private static final Pattern NAME = Pattern.compile("[a-z0-9-]{1,32}");
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9._~-]{1,64}");
     static final List<String> REQUIRED = List.of("id", "base-url", "auth-url", "client-id", "client-secret");
     /** The single partner's settings, which a list of partners replaces (giving both is a mistake, not a merge). */
     static final List<String> SINGLE_PARTNER_KEYS = List.of("liveodds.partner.id", "liveodds.partner.base-url",
@@ -146,6 +147,7 @@ public record PartnerSettings(String name, String id, String baseUrl, String aut
         String baseUrl = get.apply("base-url");
         String authUrl = get.apply("auth-url");
         if (!name.isEmpty()) {
+            checkId(keyOf(name, "id"), get.apply("id"));
             checkUrl(keyOf(name, "base-url"), baseUrl);
             checkUrl(keyOf(name, "auth-url"), authUrl);
         }
@@ -167,6 +169,13 @@ public record PartnerSettings(String name, String id, String baseUrl, String aut
                 get.apply("tls.key-store"), get.apply("tls.key-store-password"),
                 positive(keyOf(name, "max-in-flight"), maxInFlight), booking.isEmpty() ? "all" : booking,
                 get.apply("fixtures-tokens"));
+    }
+
+    /** The id is one segment of every push and fixtures path: nothing a URL would read as more, or escape. */
+    private static void checkId(String key, String value) {
+        if (!ID.matcher(value).matches() || value.chars().allMatch(c -> c == '.')) {
+            throw new IllegalArgumentException(key + " must be 1 to 64 of A-Z, a-z, 0-9, '.', '_', '~' and '-'");
+        }
     }
 
     private static void checkUrl(String key, String value) {

@@ -123,6 +123,15 @@ class StartupSettingsTest {
         }
         settings.remove("liveodds.partners.a.max-in-flight");
 
+        // the id is one path segment of every push and fixtures path
+        String id = settings.get("liveodds.partners.a.id");
+        for (String bad : new String[] {"x/y", "..", "4 2", "a?b", "%2F", "x".repeat(65)}) {
+            settings.put("liveodds.partners.a.id", bad);
+            assertThatThrownBy(() -> StartupSettings.derive(settings::get)).as(bad)
+                    .hasMessageStartingWith("liveodds.partners.a.id must be 1 to 64 of");
+        }
+        settings.put("liveodds.partners.a.id", id);
+
         settings.put("liveodds.partners.b.base-url", "ftp://b.example");
         assertThatThrownBy(() -> StartupSettings.derive(settings::get)).hasMessageStartingWith("liveodds.partners.b.base-url: ");
         settings.put("liveodds.partners.b.base-url", "https://b.example/api");
