@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +36,7 @@ class PartnerThreadsTest {
     private final LiveMatches liveMatches = new LiveMatches();
     private final MatchQueues queues = new MatchQueues(liveMatches, gate);
     private final List<String> pushed = new CopyOnWriteArrayList<>();
+    private final CountDownLatch behindQueued = new CountDownLatch(1);
     private final ExecutorService threads = new PartnerHttp(new PartnerTls(), Duration.ofSeconds(10), 1).threads();
     private CamelContext context;
 
@@ -58,6 +60,12 @@ class PartnerThreadsTest {
                         .filter(exchange -> exchange.getVariable(MatchQueues.HAND_BACK) != null)
                             .throwException(new DeliveryInterruptedException("handed back"))
                         .end()
+                        // the failing push waits until the one behind it is queued, so that it is taken back with it
+                        .process(exchange -> {
+                            if (id(exchange).endsWith("-error")) {
+                                behindQueued.await(10, TimeUnit.SECONDS);
+                            }
+                        })
                         .process(exchange -> {
                             if (id(exchange).equals("processor-error")) {
                                 throw new OutOfMemoryError("test: no heap left");
@@ -99,6 +107,7 @@ class PartnerThreadsTest {
     private void anErrorHandsThePushBackAndTheWorkGoesOn(String failing, Class<? extends Error> error) throws Exception {
         CompletableFuture<Exchange> boom = send("match:1", failing);
         CompletableFuture<Exchange> behind = send("match:1", "behind");
+        behindQueued.countDown();
         assertThat(boom.get(10, TimeUnit.SECONDS).isFailed()).as("handed back to its source").isTrue();
         assertThat(behind.get(10, TimeUnit.SECONDS).isFailed()).as("taken back with it, so it cannot overtake it").isTrue();
         assertThat(queues.fatalError()).as("liveness DOWN").isInstanceOf(error);
