@@ -93,6 +93,7 @@ class SharedInboxPollBench {
             });
             context.start();
             await().atMost(5, TimeUnit.MINUTES).until(() -> taken.get() == files * up && held.size() == SharedInbox.MOST_IN_HAND);
+            // the sleeps are the measurement: the poll in progress ends, then 5 s of an unchanged inbox are timed
             Thread.sleep(500);
             double quiet = cpuOver(() -> Thread.sleep(5000));
             // the upstream goes on: a new file every 100 ms, which every partner that is up takes
@@ -101,7 +102,7 @@ class SharedInboxPollBench {
                     Path hidden = inbox.resolve(String.format(".n-%06d.json", i));
                     Files.writeString(hidden, "{}");
                     Files.move(hidden, inbox.resolve(String.format("n-%06d.json", i)));
-                    Thread.sleep(100);
+                    Thread.sleep(100); // the upstream's pace, the load being measured
                 }
             });
             System.out.printf("shared inbox: %d files left for a partner that is down (%d in its hands), %d partners up;"
