@@ -282,10 +282,6 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
     }
 
     @Override
-    public void onCamelContextStarting(CamelContext context, boolean alreadyStarted) throws Exception {
-    }
-
-    @Override
     public void onCamelContextFullyStarted(CamelContext context, boolean alreadyStarted) throws Exception {
         begin();
     }
