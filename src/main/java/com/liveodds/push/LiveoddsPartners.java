@@ -41,8 +41,8 @@ import com.liveodds.push.partner.PartnerHttp;
 import com.liveodds.push.partner.PartnerReadiness;
 import com.liveodds.push.partner.PartnerThreads;
 import com.liveodds.push.partner.PartnerTls;
-import com.liveodds.push.settings.Durations;
 import com.liveodds.push.settings.PartnerSettings;
+import com.liveodds.push.settings.SettingsReader;
 import com.liveodds.push.token.PartnerTokenProvider;
 
 /**
@@ -114,7 +114,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         PropertiesComponent properties = context.getPropertiesComponent();
         List<PartnerSettings> partners = PartnerSettings.all(key -> properties.resolveProperty(key).orElse(null));
         for (PartnerSettings partner : partners) {
-            kits.add(kit(partner, properties));
+            kits.add(kit(partner, new SettingsReader(context)));
         }
         deliveries.setCamelContext(context);
         context.getRegistry().bind("liveoddsDeliveries", deliveries);
@@ -147,16 +147,16 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         addRoutes();
     }
 
-    private Kit kit(PartnerSettings p, PropertiesComponent properties) {
+    private Kit kit(PartnerSettings p, SettingsReader settings) {
         String s = p.suffix();
         Registry registry = context.getRegistry();
         Meters partnerMeters = meters.forPartner(p.name());
-        Duration timeout = duration(properties, "liveodds.delivery.timeout");
+        Duration timeout = settings.duration("liveodds.delivery.timeout");
 
         PartnerTls tls = new PartnerTls(p.trustStore(), p.trustStorePassword(), p.keyStore(), p.keyStorePassword());
         tls.start();
         PartnerHealth health = new PartnerHealth();
-        health.setDownAfter(duration(properties, "liveodds.partner.down-after"));
+        health.setDownAfter(settings.duration("liveodds.partner.down-after"));
         PartnerHttp http = new PartnerHttp(tls, timeout, p.maxInFlight());
         PoolingHttpClientConnectionManager connections = http.connectionManager();
         ExecutorService threads = http.threads();
@@ -167,7 +167,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         tokens.setClientId(p.clientId());
         tokens.setClientSecret(p.clientSecret());
         tokens.setAudience(p.audience());
-        tokens.setRefreshMargin(duration(properties, "liveodds.token.refresh-margin"));
+        tokens.setRefreshMargin(settings.duration("liveodds.token.refresh-margin"));
         tokens.setHealth(health);
         tokens.setSecretMask(secretMask);
         secretMask.setClientSecret(p.clientSecret());
@@ -176,8 +176,8 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         secretMask.setKeyStorePassword(p.keyStorePassword());
 
         Booking booking = Booking.of(p.booking(), p.key("booking"));
-        LiveMatches liveMatches = new LiveMatches(duration(properties, "liveodds.heartbeat.interval"),
-                duration(properties, "liveodds.match.live-for"));
+        LiveMatches liveMatches = new LiveMatches(settings.duration("liveodds.heartbeat.interval"),
+                settings.duration("liveodds.match.live-for"));
         Heartbeats heartbeats = new Heartbeats(liveMatches, upstream);
         heartbeats.setCamelContext(context);
         heartbeats.setMeters(partnerMeters);
@@ -185,8 +185,8 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         MatchQueues queues = new MatchQueues(liveMatches, gate);
         queues.setCamelContext(context);
         queues.setMeters(partnerMeters);
-        queues.setQueueSize(Integer.parseInt(properties.resolveProperty("liveodds.delivery.queue-size").orElse("10000").trim()));
-        queues.setSupersede(Boolean.parseBoolean(properties.resolveProperty("liveodds.delivery.supersede").orElse("true").trim()));
+        queues.setQueueSize(settings.count("liveodds.delivery.queue-size", 1));
+        queues.setSupersede(settings.flag("liveodds.delivery.supersede"));
         queues.setPushUri("direct:liveodds-push" + s);
         queues.setHeartbeatUri("direct:liveodds-heartbeat" + s);
         PushAttempt attempt = new PushAttempt(liveMatches, gate);
@@ -220,10 +220,6 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         beans.forEach((name, bean) -> registry.bind(name + s, bean));
         deliveries.add(p.name(), queues, booking, health, verdict, partnerMeters);
         return new Kit(p, health, tokens, http, connections, threads, queues, retryWait, gauges);
-    }
-
-    private static Duration duration(PropertiesComponent properties, String key) {
-        return Durations.parse(properties.resolveProperty(key).orElseThrow(() -> new IllegalStateException(key + " has no value")));
     }
 
     private synchronized void addRoutes() throws Exception {

@@ -203,14 +203,10 @@ public record PartnerSettings(String name, String id, String baseUrl, String aut
 
     private static int positive(String key, String value) {
         try {
-            int n = Integer.parseInt(value.trim());
-            if (n >= 1) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // below
+            return SettingsReader.parseCount(value, 1);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(key + ": " + e.getMessage());
         }
-        throw new IllegalArgumentException(key + " must be a whole number of at least 1, not '" + value + "'");
     }
 
     private static String valueOr(String value, String fallback) {

@@ -43,6 +43,14 @@ public final class StartupSettings {
     static final Map<String, String> SIZE_KEYS = Map.of("liveodds.source.file.max-size", "1MB",
             "liveodds.source.http.max-body", "1MB", "liveodds.source.http.max-receiving", "32MB");
 
+    /** Written as whole numbers, each with the least it may be. */
+    static final Map<String, Integer> COUNT_KEYS = Map.of("liveodds.delivery.max-in-flight", 1,
+            "liveodds.delivery.queue-size", 1, "liveodds.source.http.max-in-flight", 1, "liveodds.source.jms.consumers", 1,
+            "liveodds.source.kafka.consumers", 1, "liveodds.source.kafka.max-poll-records", 1,
+            "liveodds.source.kafka.look-back-records", 0);
+    /** Written as true or false. */
+    static final List<String> FLAG_KEYS = List.of("liveodds.delivery.supersede", "liveodds.demo.producer");
+
     public static final String SANDBOX_PARTNER_ID = "1";
     public static final String SANDBOX_CLIENT_ID = "sandbox-client";
     public static final String SANDBOX_CLIENT_SECRET = "sandbox-secret";
@@ -223,6 +231,10 @@ public final class StartupSettings {
         }
         for (String key : SIZE_KEYS.keySet()) {
             check(key, lookup.apply(key), Durations::parseBytes);
+        }
+        COUNT_KEYS.forEach((key, least) -> check(key, lookup.apply(key), value -> SettingsReader.parseCount(value, least)));
+        for (String key : FLAG_KEYS) {
+            check(key, lookup.apply(key), SettingsReader::parseFlag);
         }
     }
 

@@ -78,4 +78,22 @@ class SettingNotationTest {
                     .hasMessageNotContaining("\n");
         }
     }
+
+    @Test
+    void aCountOrSwitchThatDoesNotReadStopsStartUpWithOneLineNamingTheKey() {
+        StartupSettings.COUNT_KEYS.forEach((key, least) -> {
+            for (String bad : new String[] {"many", "1.5", Integer.toString(least - 1), "99999999999"}) {
+                Map<String, String> settings = Map.of(key, bad);
+                assertThatThrownBy(() -> StartupSettings.derive(settings::get)).as(key + "=" + bad)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessage(key + ": not a whole number of at least " + least + ": '" + bad + "'");
+            }
+        });
+        for (String key : StartupSettings.FLAG_KEYS) {
+            Map<String, String> settings = Map.of(key, "yes");
+            assertThatThrownBy(() -> StartupSettings.derive(settings::get))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage(key + ": not true or false: 'yes'");
+        }
+    }
 }

@@ -119,7 +119,7 @@ class StartupSettingsTest {
         for (String bad : new String[] {"0", "-3", "many", "1.5", "99999999999"}) {
             settings.put("liveodds.partners.a.max-in-flight", bad);
             assertThatThrownBy(() -> StartupSettings.derive(settings::get)).as(bad)
-                    .hasMessage("liveodds.partners.a.max-in-flight must be a whole number of at least 1, not '" + bad + "'");
+                    .hasMessage("liveodds.partners.a.max-in-flight: not a whole number of at least 1: '" + bad + "'");
         }
         settings.remove("liveodds.partners.a.max-in-flight");
 

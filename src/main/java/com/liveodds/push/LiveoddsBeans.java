@@ -1,0 +1,329 @@
+package com.liveodds.push;
+
+import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
+import org.apache.camel.CamelContext;
+import org.apache.camel.CamelContextAware;
+import org.apache.camel.component.jms.JmsComponent;
+import org.apache.camel.component.seda.SedaComponent;
+import org.apache.camel.spi.Registry;
+
+import com.liveodds.push.auth.BearerAuthenticator;
+import com.liveodds.push.auth.BearerPolicy;
+import com.liveodds.push.deadletter.DeadLetterReplay;
+import com.liveodds.push.deadletter.DeadLetterStore;
+import com.liveodds.push.delivery.RetryPolicy;
+import com.liveodds.push.delivery.ShutdownGate;
+import com.liveodds.push.demo.DemoProducer;
+import com.liveodds.push.fixtures.FixturesCatalog;
+import com.liveodds.push.heartbeat.UpstreamHealthCheck;
+import com.liveodds.push.heartbeat.UpstreamLiveness;
+import com.liveodds.push.httpapi.HttpAnswers;
+import com.liveodds.push.httpapi.JsonErrors;
+import com.liveodds.push.ingest.EnvelopeValidator;
+import com.liveodds.push.ingest.FightMapping;
+import com.liveodds.push.ingest.MatchIdResolver;
+import com.liveodds.push.ingest.MessageVerdicts;
+import com.liveodds.push.ingest.PushAssembler;
+import com.liveodds.push.ingest.Rejections;
+import com.liveodds.push.ops.Meters;
+import com.liveodds.push.ops.SecretMask;
+import com.liveodds.push.sandbox.PartnerSandbox;
+import com.liveodds.push.settings.SettingsReader;
+import com.liveodds.push.source.SourceHealthCheck;
+import com.liveodds.push.source.file.InboxGuard;
+import com.liveodds.push.source.file.InboxOrder;
+import com.liveodds.push.source.file.SharedInbox;
+import com.liveodds.push.source.http.HttpSource;
+import com.liveodds.push.source.http.IngestGate;
+import com.liveodds.push.source.jms.JmsAcknowledgement;
+import com.liveodds.push.source.jms.JmsSource;
+import com.liveodds.push.source.kafka.KafkaSource;
+import com.liveodds.push.status.OpsMeters;
+import com.liveodds.push.status.StatusPage;
+import com.liveodds.push.status.StatusReport;
+
+/**
+ * The beans of the bundle, made from their typed settings and wired to each other in plain Java: the one bean of
+ * routes/beans.yaml. Each bean is made after the beans it is handed, so no order of declarations can break the
+ * wiring (Camel makes the beans of a YAML file in the order written, with no depends-on). Each is bound under its
+ * {@code liveodds…} name, the one the routes use; a bean with {@code start}/{@code stop} is started as it is bound
+ * and stopped when it is unbound (camel-main makes the beans of a route file twice and drops the first copy) or its
+ * context closes. The sections follow the features: core, ingest, dead letters, file source, HTTP API, HTTP source,
+ * admin, JMS source, Kafka source, embedded default, status.
+ */
+public class LiveoddsBeans implements CamelContextAware {
+
+    private CamelContext context;
+    private SettingsReader settings;
+
+    /** Runs when routes/beans.yaml loads. */
+    public void install() throws Exception {
+        // first: the bundle's defaults and derived settings, before any setting below is read
+        bind("liveoddsSettings", new LiveoddsSettings(), "apply", null);
+        settings = new SettingsReader(context);
+
+        // the one meter registry of the bundle's meters: camel-micrometer's metricsRegistry, or one of the bundle's
+        // own in a host without metrics
+        Meters meters = bind("liveoddsMeters", new Meters());
+        UpstreamLiveness upstream = bind("liveoddsUpstreamLiveness",
+                new UpstreamLiveness(settings.duration("liveodds.upstream.max-silence")));
+        bind("liveoddsUpstreamHealthCheck", new UpstreamHealthCheck(upstream));
+        SecretMask secretMask = bind("liveoddsSecretMask", secretMask());
+        // the retry rule of routes/delivery.yaml: back-off from initial, doubled per attempt up to max, half of it
+        // jitter; a longer Retry-After wins; no wait past the budget max-elapsed
+        RetryPolicy retryPolicy = bind("liveoddsRetryPolicy", new RetryPolicy(settings.duration("liveodds.delivery.backoff.initial"),
+                settings.duration("liveodds.delivery.backoff.max"), settings.duration("liveodds.delivery.max-elapsed")));
+        ShutdownGate gate = bind("liveoddsShutdownGate", new ShutdownGate(), "start", "stop");
+        LiveoddsPartners partners = bind("liveoddsPartners", partners(meters, secretMask, gate, retryPolicy, upstream), "install", null);
+        bind("liveoddsOptionalRoutes", optionalRoutes(partners), "install", null);
+
+        Ingest ingest = ingest(meters);
+        DeadLetterStore deadLetters = deadLetters(secretMask);
+        fileSource(deadLetters, ingest.rejections(), upstream);
+        BearerAuthenticator ingestAuthenticator = httpApi();
+        httpSource(ingestAuthenticator);
+        admin();
+        jmsSource();
+        kafkaSource(ingest);
+        SourceHealthCheck sourceCheck = new SourceHealthCheck();
+        sourceCheck.setSource(settings.text("liveodds.source"));
+        // readiness check "source": DOWN while the active source cannot receive (file and http have no monitor)
+        bind("liveoddsSourceHealthCheck", sourceCheck);
+        embeddedDefault();
+        status(meters);
+    }
+
+    /**
+     * Every secret of the settings, and every access token handed out, masked in dead letters (liveoddsPartners adds
+     * each partner's client secret, fixtures tokens and key store passwords).
+     */
+    private SecretMask secretMask() {
+        SecretMask mask = new SecretMask();
+        mask.setAdminTokens(settings.text("liveodds.admin.tokens"));
+        mask.setIngestTokens(settings.text("liveodds.source.http.tokens"));
+        mask.setJmsPassword(settings.text("liveodds.source.jms.password"));
+        return mask;
+    }
+
+    /**
+     * Every partner's delivery (contract 16): for the single partner of liveodds.partner.*, or each partner of
+     * liveodds.partners, its own TLS, camel-http component liveoddsHttp[-N] and pool, token, booking, match queues,
+     * attempt, verdict, retry wait and heartbeats; and its routes, from the route templates of delivery.yaml and
+     * heartbeat.yaml.
+     */
+    private LiveoddsPartners partners(Meters meters, SecretMask secretMask, ShutdownGate gate, RetryPolicy retryPolicy,
+                                      UpstreamLiveness upstream) {
+        LiveoddsPartners partners = new LiveoddsPartners();
+        partners.setSource(settings.text("liveodds.source"));
+        partners.setMeters(meters);
+        partners.setSecretMask(secretMask);
+        partners.setShutdownGate(gate);
+        partners.setRetryPolicy(retryPolicy);
+        partners.setUpstreamLiveness(upstream);
+        return partners;
+    }
+
+    /** The routes only some settings want (the active source's, the sandbox's, the demo producer's). */
+    private OptionalRoutes optionalRoutes(LiveoddsPartners partners) {
+        OptionalRoutes routes = new OptionalRoutes();
+        routes.setSource(settings.text("liveodds.source"));
+        routes.setPartners(partners);
+        routes.setSandbox(settings.flag("liveodds.sandbox.enabled"));
+        routes.setDemo(settings.flag("liveodds.demo.enabled"));
+        return routes;
+    }
+
+    /** routes/ingest.yaml: validation, rejections by reason, the match id, the push; a message judged once for all partners. */
+    private Ingest ingest(Meters meters) {
+        EnvelopeValidator validator = bind("liveoddsEnvelopeValidator", new EnvelopeValidator());
+        Rejections rejections = new Rejections();
+        rejections.setMeters(meters);
+        bind("liveoddsRejections", rejections);
+        FightMapping mapping = new FightMapping(settings.text("liveodds.mapping.file"));
+        mapping.setMeters(meters);
+        bind("liveoddsFightMapping", mapping);
+        MatchIdResolver resolver = bind("liveoddsMatchIdResolver", new MatchIdResolver(mapping));
+        bind("liveoddsPushAssembler", new PushAssembler(resolver));
+        MessageVerdicts verdicts = new MessageVerdicts();
+        verdicts.setPartners(settings.text("liveodds.partners", ""));
+        bind("liveoddsMessageVerdicts", verdicts);
+        return new Ingest(validator, rejections, resolver);
+    }
+
+    /** The dead letters (routes/dead-letters.yaml, admin.yaml): the store, secrets masked, and the replay. */
+    private DeadLetterStore deadLetters(SecretMask secretMask) {
+        DeadLetterStore store = new DeadLetterStore(settings.text("liveodds.dead-letter.dir"));
+        store.setSecretMask(secretMask);
+        bind("liveoddsDeadLetterStore", store);
+        bind("liveoddsDeadLetterReplay", new DeadLetterReplay(store, "direct:liveodds-replay"));
+        return store;
+    }
+
+    /**
+     * routes/source-file.yaml: only regular files up to the size limit are read, in file-name order; with several
+     * partners the inbox is listed once for all of them, each partner's files on its own queue of a seda component
+     * of the bundle's own (the host's seda stays untouched), a file moved to .done/ once every partner is done with it.
+     */
+    private void fileSource(DeadLetterStore deadLetters, Rejections rejections, UpstreamLiveness upstream) {
+        InboxGuard guard = new InboxGuard(deadLetters, rejections, upstream);
+        guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
+        bind("liveoddsInboxGuard", guard);
+        bind("liveoddsInboxOrder", new InboxOrder());
+        bind("liveoddsSeda", new SedaComponent());
+        SharedInbox inbox = new SharedInbox(guard);
+        inbox.setDir(settings.text("liveodds.source.file.dir"));
+        inbox.setPartners(settings.text("liveodds.partners", ""));
+        inbox.setQueueSize(settings.count("liveodds.delivery.queue-size", 1));
+        bind("liveoddsSharedInbox", inbox);
+    }
+
+    /**
+     * The HTTP API on camel.server.port (fixtures.yaml): the bearer check of liveodds.fixtures.auth.*, each token bound
+     * to its partner, as a policy step; JSON answers that carry no header of the request; a JSON 404 for a path
+     * nothing serves; is_liveodds of each partner from its booking. Returns the HTTP source's bearer check: one
+     * partner, as the fixtures API; several, static liveodds.source.http.tokens, so that no partner's token feeds
+     * every partner (StartupSettings derives liveodds.source.http.auth.*).
+     */
+    private BearerAuthenticator httpApi() {
+        BearerAuthenticator fixtures = jwtCapable(settings.text("liveodds.fixtures.auth.mode"), "the fixtures API");
+        fixtures.setBoundToPartners(true);
+        fixtures.setPartnerClaim(settings.text("liveodds.fixtures.auth.partner-claim"));
+        fixtures.setTokensSetting("liveodds.fixtures.auth.tokens");
+        bind("liveoddsBearerAuthenticator", fixtures, "start", null);
+        bind("liveoddsBearerPolicy", new BearerPolicy(fixtures));
+
+        BearerAuthenticator ingest = jwtCapable(settings.text("liveodds.source.http.auth.mode"), "the HTTP source");
+        ingest.setTokens(settings.text("liveodds.source.http.auth.tokens"));
+        ingest.setTokensSetting(settings.text("liveodds.source.http.auth.tokens-setting"));
+        ingest.setInUse(settings.flag("liveodds.source.http.auth.in-use"));
+        bind("liveoddsIngestAuthenticator", ingest, "start", null);
+        bind("liveoddsIngestPolicy", new BearerPolicy(ingest));
+
+        bind("liveoddsHttpAnswers", new HttpAnswers());
+        bind("liveoddsJsonErrors", new JsonErrors());
+        FixturesCatalog catalog = new FixturesCatalog();
+        catalog.setFile(settings.text("liveodds.fixtures.file"));
+        bind("liveoddsFixturesCatalog", catalog, "start", null);
+        return ingest;
+    }
+
+    /** A bearer check in the given mode, its jwt mode on the keys, issuer and audience of liveodds.fixtures.auth.*. */
+    private BearerAuthenticator jwtCapable(String mode, String guards) {
+        BearerAuthenticator authenticator = new BearerAuthenticator();
+        authenticator.setMode(mode);
+        authenticator.setGuards(guards);
+        authenticator.setJwksUrl(settings.text("liveodds.fixtures.auth.jwks-url"));
+        authenticator.setIssuer(settings.text("liveodds.fixtures.auth.issuer"));
+        authenticator.setAudience(settings.text("liveodds.fixtures.auth.audience"));
+        authenticator.setJwksTimeout(settings.duration("liveodds.fixtures.auth.jwks-timeout"));
+        authenticator.setJwksCache(settings.duration("liveodds.fixtures.auth.jwks-cache"));
+        authenticator.setClockSkew(settings.duration("liveodds.fixtures.auth.clock-skew"));
+        return authenticator;
+    }
+
+    /** routes/source-http.yaml: POST /v1/ingest, its bearer, size and memory checks before any of the body is read. */
+    private void httpSource(BearerAuthenticator authenticator) {
+        HttpSource source = new HttpSource();
+        source.setMaxBody(settings.number("liveodds.source.http.max-body-bytes"));
+        source.setMaxInFlight(settings.count("liveodds.source.http.max-in-flight", 1));
+        source.setRetryAfter(settings.duration("liveodds.source.http.retry-after"));
+        bind("liveoddsHttpSource", source);
+        IngestGate gate = new IngestGate(authenticator, source);
+        gate.setPath("/v1/ingest");
+        gate.setMaxReceiving(settings.number("liveodds.source.http.max-receiving-bytes"));
+        // a chunked body is counted as the most the server takes (16 MB when the host sets no limit)
+        gate.setServerMaxBody(settings.number("camel.server.maxBodySize", 16L * 1024 * 1024));
+        bind("liveoddsIngestGate", gate);
+    }
+
+    /** routes/admin.yaml: its own tokens, so a partner's fixtures token never opens the operator endpoints. */
+    private void admin() {
+        BearerAuthenticator authenticator = new BearerAuthenticator();
+        authenticator.setMode("static");
+        authenticator.setTokens(settings.text("liveodds.admin.tokens"));
+        authenticator.setTokensSetting("liveodds.admin.tokens");
+        authenticator.setGuards("the operator endpoints");
+        bind("liveoddsAdminAuthenticator", authenticator, "start", null);
+        bind("liveoddsAdminPolicy", new BearerPolicy(authenticator));
+    }
+
+    /**
+     * routes/source-jms.yaml, on a JMS component of the source's own (the host's jms component is never created or
+     * configured by the bundle); per partner its readiness monitor liveoddsJmsSourceMonitor[-N].
+     */
+    private void jmsSource() throws Exception {
+        ActiveMQConnectionFactory connections = new ActiveMQConnectionFactory();
+        connections.setBrokerURL(settings.text("liveodds.source.jms.url"));
+        connections.setUser(settings.text("liveodds.source.jms.username"));
+        connections.setPassword(settings.text("liveodds.source.jms.password"));
+        bind("liveoddsJmsConnectionFactory", connections);
+        JmsComponent jms = new JmsComponent();
+        jms.setConnectionFactory(connections);
+        bind("liveoddsJms", jms);
+        bind("liveoddsJmsAcknowledgement", new JmsAcknowledgement());
+        bind("liveoddsJmsSource", new JmsSource(), "install", null);
+    }
+
+    /**
+     * routes/source-kafka.yaml, per partner (liveodds.partners) or for the single partner: its partitions owned,
+     * commits and take-over of heartbeats, through its own Kafka component liveoddsKafka[-N] (the host's kafka
+     * component and consumers are left alone), and its readiness monitor liveoddsKafkaSourceMonitor[-N].
+     */
+    private void kafkaSource(Ingest ingest) {
+        KafkaSource source = new KafkaSource();
+        source.setValidator(ingest.validator());
+        source.setResolver(ingest.resolver());
+        source.setBrokers(settings.text("liveodds.source.kafka.brokers"));
+        source.setLookBack(settings.duration("liveodds.source.kafka.look-back"));
+        source.setLookBackRecords(settings.count("liveodds.source.kafka.look-back-records", 0));
+        source.setRevokeWait(settings.duration("liveodds.source.kafka.revoke-wait"));
+        bind("liveoddsKafkaSource", source, "install", null);
+    }
+
+    /** sandbox.yaml and demo-producer.yaml: the sandbox stands in for every partner of the settings. */
+    private void embeddedDefault() {
+        PartnerSandbox sandbox = new PartnerSandbox();
+        sandbox.setTokenLifetime(settings.duration("liveodds.sandbox.token-lifetime"));
+        bind("liveoddsPartnerSandbox", sandbox, "start", null);
+        DemoProducer demo = new DemoProducer();
+        demo.setCard(settings.text("liveodds.demo.card"));
+        demo.setAliveEvery(settings.duration("liveodds.demo.alive-every"));
+        bind("liveoddsDemoProducer", demo);
+    }
+
+    /** status.yaml: the status page and what it reads; the operations gauges. */
+    private void status(Meters meters) {
+        StatusReport report = new StatusReport();
+        report.setMeters(meters);
+        bind("liveoddsStatusReport", report);
+        bind("liveoddsStatusPage", new StatusPage());
+        OpsMeters opsMeters = new OpsMeters();
+        opsMeters.setMeters(meters);
+        bind("liveoddsOpsMeters", opsMeters);
+    }
+
+    private <T> T bind(String name, T bean) {
+        return bind(name, bean, null, null);
+    }
+
+    /** Binds in place of an earlier copy (whose stop method Camel calls), hands the bean its context and starts it. */
+    private <T> T bind(String name, T bean, String startMethod, String stopMethod) {
+        Registry registry = context.getRegistry();
+        registry.unbind(name);
+        registry.bind(name, bean, startMethod, stopMethod);
+        return bean;
+    }
+
+    @Override
+    public void setCamelContext(CamelContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public CamelContext getCamelContext() {
+        return context;
+    }
+
+    private record Ingest(EnvelopeValidator validator, Rejections rejections, MatchIdResolver resolver) {
+    }
+}
