@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The bundle's settings in whatever CamelContext loads its routes (the standalone's or a host application's): the
- * first bean of routes/beans.yaml, so it runs before any {@code {{liveodds.*}}} placeholder of the bundle is resolved
- * (beans are created while their file loads, route placeholders only when the routes are built). It adds the
+ * first bean liveoddsBeans makes, so it runs before any setting of the bundle is read (beans are created while
+ * routes/beans.yaml loads, route placeholders only when the routes are built). It adds the
  * bundle's defaults below everything the host sets, works out the derived settings (sandbox or real partner, kafka
  * milliseconds...) or stops start-up naming a missing key, and registers what the routes refer to under liveodds
  * names. It changes nothing the host owns: no component, no other setting.

@@ -26,7 +26,7 @@ public class DeliveryGauges {
         this.queues = queues;
     }
 
-    /** The meter registry of the bundle (beans.yaml: {@code #bean:liveoddsMeters}). */
+    /** The meter registry of the bundle ({@code liveoddsMeters}, its partner's view). */
     public void setMeters(Meters meters) {
         this.meters = meters;
     }

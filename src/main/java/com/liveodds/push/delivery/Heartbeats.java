@@ -82,7 +82,7 @@ public class Heartbeats implements CamelContextAware {
         return timer;
     }
 
-    /** The meter registry of the bundle (beans.yaml: {@code #bean:liveoddsMeters}). */
+    /** The meter registry of the bundle ({@code liveoddsMeters}, its partner's view). */
     public void setMeters(Meters meters) {
         this.meters = meters;
     }

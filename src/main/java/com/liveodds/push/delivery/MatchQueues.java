@@ -492,7 +492,7 @@ public class MatchQueues extends AsyncProcessorSupport implements CamelContextAw
         }
     }
 
-    /** The meter registry of the bundle (beans.yaml: {@code #bean:liveoddsMeters}). */
+    /** The meter registry of the bundle ({@code liveoddsMeters}, its partner's view). */
     public void setMeters(Meters meters) {
         this.meters = meters;
     }

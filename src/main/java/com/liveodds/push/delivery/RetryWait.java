@@ -28,7 +28,7 @@ public class RetryWait extends AsyncProcessorSupport {
     private static final long CHECK_MILLIS = 100;
 
     private final ShutdownGate gate;
-    /** Made when the bean is started (beans.yaml: initMethod start) and shut down when it is stopped. */
+    /** Made when the bean is started and shut down when it is stopped. */
     private volatile ScheduledExecutorService timer;
     /** The next attempt runs here, not on the timer: it may wait for a token or write a dead letter. */
     private volatile ExecutorService resumed;

@@ -24,7 +24,7 @@ public class ShutdownGate implements CamelContextAware {
     private EventNotifierSupport notifier;
 
     /**
-     * Watches for the stop (beans.yaml: initMethod): the JVM's shutdown (SIGTERM: camel-main drains in-flight
+     * Watches for the stop (as liveoddsBeans binds it): the JVM's shutdown (SIGTERM: camel-main drains in-flight
      * exchanges before the CamelContext reports that it is stopping) and the CamelContext stopping. A gate made and
      * never started (camel-main makes the beans of a route file twice) leaves nothing behind.
      */
@@ -58,7 +58,7 @@ public class ShutdownGate implements CamelContextAware {
         }
     }
 
-    /** Closes the gate (beans.yaml: destroyMethod) and removes the shutdown hook and the event notifier. */
+    /** Closes the gate (when it is unbound or its context closes) and removes the shutdown hook and the event notifier. */
     public synchronized void stop() {
         close();
         if (hook != null) {

@@ -11,7 +11,7 @@ import org.apache.camel.CamelContextAware;
 import org.apache.camel.component.micrometer.MicrometerUtils;
 
 /**
- * The meter registry the bundle's metrics go to, as one bean ({@code liveoddsMeters} of routes/beans.yaml) handed to
+ * The meter registry the bundle's metrics go to, as one bean ({@code liveoddsMeters}, made by LiveoddsBeans) handed to
  * every bean that counts or times something. Unless it is given a registry ({@code registry}), it takes the one
  * camel-micrometer uses ({@code metricsRegistry}, served on {@code /observe/metrics}), so the bundle's own meters and
  * Camel's land together; a host application without metrics gets a registry of the bundle's own (the status

@@ -57,7 +57,7 @@ public class KafkaPartitions {
     private final MatchIdResolver resolver;
     private final Map<TopicPartition, Ownership> owners = new ConcurrentHashMap<>();
     private final Set<Consumer<?, ?>> consumers = ConcurrentHashMap.newKeySet();
-    /** Made by {@link #start()} (beans.yaml: initMethod), shut down by {@link #stop()}. */
+    /** Made by {@link #start()} (when its component starts), shut down by {@link #stop()}. */
     private volatile ExecutorService lookBacks;
     private volatile String brokers;
     private volatile Duration lookBack = Duration.ofMinutes(30);

@@ -53,7 +53,7 @@ public class KafkaSource implements CamelContextAware {
         this.revokeWait = revokeWait;
     }
 
-    /** Runs when beans.yaml loads, after liveoddsPartners has bound each partner's live matches. */
+    /** Runs when liveoddsBeans binds it, after liveoddsPartners has bound each partner's live matches. */
     public void install() {
         PropertiesComponent properties = context.getPropertiesComponent();
         Registry registry = context.getRegistry();
