@@ -28,6 +28,7 @@ import com.liveodds.push.ingest.Rejections;
 import com.liveodds.push.ops.Meters;
 import com.liveodds.push.ops.SecretMask;
 import com.liveodds.push.sandbox.PartnerSandbox;
+import com.liveodds.push.settings.PartnerSettings;
 import com.liveodds.push.settings.SettingsReader;
 import com.liveodds.push.source.SourceHealthCheck;
 import com.liveodds.push.source.file.InboxGuard;
@@ -36,8 +37,10 @@ import com.liveodds.push.source.file.SharedInbox;
 import com.liveodds.push.source.http.HttpSource;
 import com.liveodds.push.source.http.IngestGate;
 import com.liveodds.push.source.jms.JmsAcknowledgement;
-import com.liveodds.push.source.jms.JmsSource;
-import com.liveodds.push.source.kafka.KafkaSource;
+import com.liveodds.push.source.jms.JmsSourceMonitor;
+import com.liveodds.push.source.kafka.KafkaPartitions;
+import com.liveodds.push.source.kafka.KafkaSourceComponent;
+import com.liveodds.push.source.kafka.KafkaSourceMonitor;
 import com.liveodds.push.status.OpsMeters;
 import com.liveodds.push.status.StatusPage;
 import com.liveodds.push.status.StatusReport;
@@ -80,11 +83,11 @@ public class LiveoddsBeans implements CamelContextAware {
         Ingest ingest = ingest(meters);
         DeadLetterStore deadLetters = deadLetters(secretMask);
         fileSource(deadLetters, ingest.rejections(), upstream);
-        BearerAuthenticator ingestAuthenticator = httpApi();
+        BearerAuthenticator ingestAuthenticator = httpApi(partners);
         httpSource(ingestAuthenticator);
         admin();
-        jmsSource();
-        kafkaSource(ingest);
+        jmsSource(partners);
+        kafkaSource(partners, ingest);
         SourceHealthCheck sourceCheck = new SourceHealthCheck();
         sourceCheck.setSource(settings.text("liveodds.source"));
         // readiness check "source": DOWN while the active source cannot receive (file and http have no monitor)
@@ -184,7 +187,7 @@ public class LiveoddsBeans implements CamelContextAware {
      * partner, as the fixtures API; several, static liveodds.source.http.tokens, so that no partner's token feeds
      * every partner (StartupSettings derives liveodds.source.http.auth.*).
      */
-    private BearerAuthenticator httpApi() {
+    private BearerAuthenticator httpApi(LiveoddsPartners partners) {
         BearerAuthenticator fixtures = jwtCapable(settings.text("liveodds.fixtures.auth.mode"), "the fixtures API");
         fixtures.setBoundToPartners(true);
         fixtures.setPartnerClaim(settings.text("liveodds.fixtures.auth.partner-claim"));
@@ -203,7 +206,8 @@ public class LiveoddsBeans implements CamelContextAware {
         bind("liveoddsJsonErrors", new JsonErrors());
         FixturesCatalog catalog = new FixturesCatalog();
         catalog.setFile(settings.text("liveodds.fixtures.file"));
-        bind("liveoddsFixturesCatalog", catalog, "start", null);
+        catalog.setBookings(partners.bookingsByPartnerId());
+        bind("liveoddsFixturesCatalog", catalog);
         return ingest;
     }
 
@@ -249,9 +253,11 @@ public class LiveoddsBeans implements CamelContextAware {
 
     /**
      * routes/source-jms.yaml, on a JMS component of the source's own (the host's jms component is never created or
-     * configured by the bundle); per partner its readiness monitor liveoddsJmsSourceMonitor[-N].
+     * configured by the bundle). The connection factory, the component and the acknowledgement are shared; each
+     * partner's route (template liveodds-source-jms) has its consumer, its queue on the broker and its readiness
+     * monitor liveoddsJmsSourceMonitor[-N].
      */
-    private void jmsSource() throws Exception {
+    private void jmsSource(LiveoddsPartners partners) throws Exception {
         ActiveMQConnectionFactory connections = new ActiveMQConnectionFactory();
         connections.setBrokerURL(settings.text("liveodds.source.jms.url"));
         connections.setUser(settings.text("liveodds.source.jms.username"));
@@ -261,23 +267,30 @@ public class LiveoddsBeans implements CamelContextAware {
         jms.setConnectionFactory(connections);
         bind("liveoddsJms", jms);
         bind("liveoddsJmsAcknowledgement", new JmsAcknowledgement());
-        bind("liveoddsJmsSource", new JmsSource(), "install", null);
+        for (PartnerSettings partner : partners.partners()) {
+            bind("liveoddsJmsSourceMonitor" + partner.suffix(), new JmsSourceMonitor("liveodds-source-jms" + partner.suffix()));
+        }
     }
 
     /**
-     * routes/source-kafka.yaml, per partner (liveodds.partners) or for the single partner: its partitions owned,
-     * commits and take-over of heartbeats, through its own Kafka component liveoddsKafka[-N] (the host's kafka
-     * component and consumers are left alone), and its readiness monitor liveoddsKafkaSourceMonitor[-N].
+     * routes/source-kafka.yaml: each partner reads the upstream topic in a consumer group of its own
+     * ({@code <liveodds.source.kafka.group>-N}), so each keeps its own committed offsets on the broker. Per partner,
+     * named with its suffix: its partitions owned, commits and the heartbeats of its matches that move with them
+     * (liveoddsKafkaPartitions, with that partner's live matches), its own Kafka component liveoddsKafka (the host's
+     * kafka component and consumers are left alone) and its readiness monitor liveoddsKafkaSourceMonitor.
      */
-    private void kafkaSource(Ingest ingest) {
-        KafkaSource source = new KafkaSource();
-        source.setValidator(ingest.validator());
-        source.setResolver(ingest.resolver());
-        source.setBrokers(settings.text("liveodds.source.kafka.brokers"));
-        source.setLookBack(settings.duration("liveodds.source.kafka.look-back"));
-        source.setLookBackRecords(settings.count("liveodds.source.kafka.look-back-records", 0));
-        source.setRevokeWait(settings.duration("liveodds.source.kafka.revoke-wait"));
-        bind("liveoddsKafkaSource", source, "install", null);
+    private void kafkaSource(LiveoddsPartners partners, Ingest ingest) {
+        partners.liveMatches().forEach((partner, liveMatches) -> {
+            String suffix = partner.suffix();
+            KafkaPartitions partitions = new KafkaPartitions(liveMatches, ingest.validator(), ingest.resolver());
+            partitions.setBrokers(settings.text("liveodds.source.kafka.brokers"));
+            partitions.setLookBack(settings.duration("liveodds.source.kafka.look-back"));
+            partitions.setLookBackRecords(settings.count("liveodds.source.kafka.look-back-records", 0));
+            partitions.setRevokeWait(settings.duration("liveodds.source.kafka.revoke-wait"));
+            bind("liveoddsKafkaPartitions" + suffix, partitions);
+            bind("liveoddsKafka" + suffix, new KafkaSourceComponent(partitions));
+            bind("liveoddsKafkaSourceMonitor" + suffix, new KafkaSourceMonitor(partitions, "liveodds-source-kafka" + suffix));
+        });
     }
 
     /** sandbox.yaml and demo-producer.yaml: the sandbox stands in for every partner of the settings. */

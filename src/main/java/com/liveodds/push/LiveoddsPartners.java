@@ -109,6 +109,20 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         return kits.stream().map(Kit::settings).toList();
     }
 
+    /** Each partner's live matches (those the Kafka source's partitions carry the heartbeats of), in settings order. */
+    public Map<PartnerSettings, LiveMatches> liveMatches() {
+        Map<PartnerSettings, LiveMatches> byPartner = new LinkedHashMap<>();
+        kits.forEach(kit -> byPartner.put(kit.settings(), kit.liveMatches()));
+        return byPartner;
+    }
+
+    /** Each partner's booking by its partner id (the fixtures API's is_liveodds). */
+    public Map<String, Booking> bookingsByPartnerId() {
+        Map<String, Booking> byId = new LinkedHashMap<>();
+        kits.forEach(kit -> byId.put(kit.settings().id(), kit.booking()));
+        return byId;
+    }
+
     /** Runs when beans.yaml loads: binds every partner's beans, and adds its routes once the context has started. */
     public void install() throws Exception {
         PropertiesComponent properties = context.getPropertiesComponent();
@@ -219,7 +233,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         beans.put("liveoddsDeliveryGauges", gauges);
         beans.forEach((name, bean) -> registry.bind(name + s, bean));
         deliveries.add(p.name(), queues, booking, health, verdict, partnerMeters);
-        return new Kit(p, health, tokens, http, connections, threads, queues, retryWait, gauges);
+        return new Kit(p, health, tokens, http, connections, threads, queues, retryWait, gauges, liveMatches, booking);
     }
 
     private synchronized void addRoutes() throws Exception {
@@ -312,6 +326,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
 
     private record Kit(PartnerSettings settings, PartnerHealth health, PartnerTokenProvider tokens, PartnerHttp http,
                        PoolingHttpClientConnectionManager connections, ExecutorService threads, MatchQueues queues,
-                       RetryWait retryWait, DeliveryGauges gauges) {
+                       RetryWait retryWait, DeliveryGauges gauges,
+                       LiveMatches liveMatches, Booking booking) {
     }
 }

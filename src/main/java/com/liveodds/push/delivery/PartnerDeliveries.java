@@ -195,16 +195,29 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
         return context;
     }
 
-    private record Partner(String name, MatchQueues queues, Booking booking, PartnerHealth health, PushVerdict verdict,
-                           Meters meters, Counter[] counter) {
+    /** A partner's delivery; its not-booked counter is made on first use, once the meter registry is there. */
+    private static final class Partner {
+        private final String name;
+        private final MatchQueues queues;
+        private final Booking booking;
+        private final PartnerHealth health;
+        private final PushVerdict verdict;
+        private final Meters meters;
+        private volatile Counter notBooked;
+
         Partner(String name, MatchQueues queues, Booking booking, PartnerHealth health, PushVerdict verdict, Meters meters) {
-            this(name, queues, booking, health, verdict, meters, new Counter[1]);
+            this.name = name;
+            this.queues = queues;
+            this.booking = booking;
+            this.health = health;
+            this.verdict = verdict;
+            this.meters = meters;
         }
 
         Counter notBooked() {
-            Counter c = counter[0];
+            Counter c = notBooked;
             if (c == null) {
-                counter[0] = c = Counter.builder("liveodds.messages.not_booked").tags(meters.tags())
+                notBooked = c = Counter.builder("liveodds.messages.not_booked").tags(meters.tags())
                         .description("messages not pushed to a partner because it has not booked their match")
                         .register(meters.registry());
             }

@@ -16,7 +16,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * consumers hand their rebalances to {@link KafkaPartitions}. The host application's {@code kafka} component, its
  * settings and its consumers stay untouched, and the client factory is no bean another component could be given.
  * Named kafka for Camel (the annotation) so that it takes the kafka endpoint options. One per partner
- * ({@link KafkaSource}); it starts and stops its partitions' look-back with itself, so a partner or source that is not
+ * (liveoddsKafka[-N], made by LiveoddsBeans); it starts and stops its partitions' look-back with itself, so a partner or source that is not
  * in use holds no thread.
  */
 @Component("kafka")
