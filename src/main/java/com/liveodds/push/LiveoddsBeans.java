@@ -82,7 +82,7 @@ public class LiveoddsBeans implements CamelContextAware {
 
         Ingest ingest = ingest(meters);
         DeadLetterStore deadLetters = deadLetters(secretMask);
-        fileSource(deadLetters, ingest.rejections(), upstream);
+        fileSource(deadLetters, ingest.rejections(), upstream, partners.queueShare());
         BearerAuthenticator ingestAuthenticator = httpApi(partners);
         httpSource(ingestAuthenticator);
         admin();
@@ -167,7 +167,7 @@ public class LiveoddsBeans implements CamelContextAware {
      * partners the inbox is listed once for all of them, each partner's files on its own queue of a seda component
      * of the bundle's own (the host's seda stays untouched), a file moved to .done/ once every partner is done with it.
      */
-    private void fileSource(DeadLetterStore deadLetters, Rejections rejections, UpstreamLiveness upstream) {
+    private void fileSource(DeadLetterStore deadLetters, Rejections rejections, UpstreamLiveness upstream, int queueShare) {
         InboxGuard guard = new InboxGuard(deadLetters, rejections, upstream);
         guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
         bind("liveoddsInboxGuard", guard);
@@ -176,7 +176,7 @@ public class LiveoddsBeans implements CamelContextAware {
         SharedInbox inbox = new SharedInbox(guard);
         inbox.setDir(settings.text("liveodds.source.file.dir"));
         inbox.setPartners(settings.text("liveodds.partners", ""));
-        inbox.setQueueSize(settings.count("liveodds.delivery.queue-size", 1));
+        inbox.setQueueSize(queueShare);
         bind("liveoddsSharedInbox", inbox);
     }
 
@@ -259,7 +259,13 @@ public class LiveoddsBeans implements CamelContextAware {
      */
     private void jmsSource(LiveoddsPartners partners) throws Exception {
         ActiveMQConnectionFactory connections = new ActiveMQConnectionFactory();
-        connections.setBrokerURL(settings.text("liveodds.source.jms.url"));
+        String url = settings.text("liveodds.source.jms.url");
+        connections.setBrokerURL(url);
+        if (!url.contains("consumerWindowSize")) {
+            // what each consumer takes ahead from the broker, in bytes: Artemis' 1 MiB shared out among the partners (at
+            // least 64 KiB), so that 16 partners' consumers buffer no more than one partner's would
+            connections.setConsumerWindowSize(Math.max(64 * 1024, 1024 * 1024 / partners.partners().size()));
+        }
         connections.setUser(settings.text("liveodds.source.jms.username"));
         connections.setPassword(settings.text("liveodds.source.jms.password"));
         bind("liveoddsJmsConnectionFactory", connections);

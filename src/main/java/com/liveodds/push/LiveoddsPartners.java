@@ -77,6 +77,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
     private RetryPolicy retryPolicy;
     private UpstreamLiveness upstream;
     private boolean routesAdded;
+    private int queueShare;
     private String source = "file";
 
     /** {@code liveodds.source}: a source with a route template ({@code liveodds-source-<source>}) gets a route per partner. */
@@ -109,6 +110,14 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         return kits.stream().map(Kit::settings).toList();
     }
 
+    /**
+     * The pushes each partner holds in memory at most: its share of {@code liveodds.delivery.queue-size}, which bounds
+     * the heap whatever the number of partners; the rest of a partner's backlog waits with its source.
+     */
+    public int queueShare() {
+        return queueShare;
+    }
+
     /** Each partner's live matches (those the Kafka source's partitions carry the heartbeats of), in settings order. */
     public Map<PartnerSettings, LiveMatches> liveMatches() {
         Map<PartnerSettings, LiveMatches> byPartner = new LinkedHashMap<>();
@@ -127,8 +136,10 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
     public void install() throws Exception {
         PropertiesComponent properties = context.getPropertiesComponent();
         List<PartnerSettings> partners = PartnerSettings.all(key -> properties.resolveProperty(key).orElse(null));
+        SettingsReader settings = new SettingsReader(context);
+        queueShare = Math.max(1, settings.count("liveodds.delivery.queue-size", 1) / partners.size());
         for (PartnerSettings partner : partners) {
-            kits.add(kit(partner, new SettingsReader(context)));
+            kits.add(kit(partner, settings));
         }
         deliveries.setCamelContext(context);
         context.getRegistry().bind("liveoddsDeliveries", deliveries);
@@ -199,7 +210,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         MatchQueues queues = new MatchQueues(liveMatches, gate);
         queues.setCamelContext(context);
         queues.setMeters(partnerMeters);
-        queues.setQueueSize(settings.count("liveodds.delivery.queue-size", 1));
+        queues.setQueueSize(queueShare);
         queues.setSupersede(settings.flag("liveodds.delivery.supersede"));
         queues.setPushUri("direct:liveodds-push" + s);
         queues.setHeartbeatUri("direct:liveodds-heartbeat" + s);

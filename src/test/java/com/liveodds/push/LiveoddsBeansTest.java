@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import com.liveodds.push.delivery.ShutdownGate;
+import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 import org.apache.camel.CamelContext;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -65,6 +66,33 @@ class LiveoddsBeansTest {
             assertThat(second).isNotSameAs(first);
             assertThat(first.isWatchingShutdown()).as("the dropped copy's JVM shutdown hook is removed").isFalse();
             assertThat(second.isWatchingShutdown()).isTrue();
+        }
+    }
+
+    @Test
+    void partnersShareTheMemoryOfTheQueuesAndOfTheJmsConsumersBuffers() throws Exception {
+        Map<String, String> twoPartners = new java.util.HashMap<>(Map.of("liveodds.source", "jms", "liveodds.partners", "a,b"));
+        for (String p : new String[] {"a", "b"}) {
+            twoPartners.put("liveodds.partners." + p + ".id", p.equals("a") ? "1" : "2");
+            twoPartners.put("liveodds.partners." + p + ".base-url", "http://127.0.0.1:9");
+            twoPartners.put("liveodds.partners." + p + ".auth-url", "http://127.0.0.1:9");
+            twoPartners.put("liveodds.partners." + p + ".client-id", "liveodds-push");
+            twoPartners.put("liveodds.partners." + p + ".client-secret", "s3cret-" + p);
+        }
+        twoPartners.put("liveodds.delivery.queue-size", "1000");
+        try (CamelContext c = new DefaultCamelContext()) {
+            twoPartners.forEach(c.getPropertiesComponent()::addOverrideProperty);
+            install(c);
+            assertThat(c.getRegistry().lookupByNameAndType("liveoddsPartners", LiveoddsPartners.class).queueShare()).isEqualTo(500);
+            assertThat(c.getRegistry().lookupByNameAndType("liveoddsJmsConnectionFactory", ActiveMQConnectionFactory.class)
+                    .getConsumerWindowSize()).as("Artemis' 1 MiB shared by two partners").isEqualTo(512 * 1024);
+        }
+        twoPartners.put("liveodds.source.jms.url", "tcp://127.0.0.1:61616?consumerWindowSize=2048");
+        try (CamelContext c = new DefaultCamelContext()) {
+            twoPartners.forEach(c.getPropertiesComponent()::addOverrideProperty);
+            install(c);
+            assertThat(c.getRegistry().lookupByNameAndType("liveoddsJmsConnectionFactory", ActiveMQConnectionFactory.class)
+                    .getConsumerWindowSize()).as("the URL's own choice").isEqualTo(2048);
         }
     }
 

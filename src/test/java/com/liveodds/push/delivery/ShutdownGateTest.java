@@ -45,6 +45,22 @@ class ShutdownGateTest {
     }
 
     @Test
+    void watchingTheStopMakesCamelRaiseNoEventPerExchange() {
+        // a notifier that takes exchange events makes Camel raise several events for every exchange of every route
+        CamelContext context = new DefaultCamelContext();
+        ShutdownGate gate = new ShutdownGate();
+        gate.setCamelContext(context);
+        gate.start();
+        context.start();
+        try {
+            assertThat(context.getCamelContextExtension().isEventNotificationApplicable()).isFalse();
+        } finally {
+            context.stop();
+            gate.stop();
+        }
+    }
+
+    @Test
     void stopRemovesTheJvmShutdownHook() throws Exception {
         ShutdownGate gate = new ShutdownGate();
         gate.start();

@@ -58,7 +58,7 @@ class JmsPartnersTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> queueOf(broker, "a").getMessageCount() == 0
                     && queueOf(broker, "b").getMessageCount() == 0);
             assertThat(queueOf(broker, "c").getMessageCount()).isGreaterThanOrEqualTo(sizeFor(BOOKED_BY_C));
-            assertThat(backlogInMemory(first, "c")).isLessThanOrEqualTo(ThreePartners.QUEUE_SIZE);
+            assertThat(backlogInMemory(first, "c")).isLessThanOrEqualTo(ThreePartners.QUEUE_SHARE);
 
             // the service stops while c is down; what the upstream sends meanwhile waits in every partner's queue
             first.close();
@@ -71,7 +71,7 @@ class JmsPartnersTest {
                 await().atMost(Duration.ofSeconds(20)).until(() -> queueOf(broker, "c").getMessageCount() >= 2L * sizeFor(BOOKED_BY_C));
                 System.out.printf("JMS-PARTNERS: while c is down, c's queue on the broker holds %d messages, its queues in memory %d%n",
                         queueOf(broker, "c").getMessageCount(), backlogInMemory(second, "c"));
-                assertThat(backlogInMemory(second, "c")).isLessThanOrEqualTo(ThreePartners.QUEUE_SIZE);
+                assertThat(backlogInMemory(second, "c")).isLessThanOrEqualTo(ThreePartners.QUEUE_SHARE);
                 assertThat(queueOf(broker, "c").getMessagesKilled()).isZero();
 
                 c.failing(path -> false);

@@ -80,7 +80,7 @@ class KafkaPartnersTest {
                         lag(kafka, GROUP + "-a"), lag(kafka, GROUP + "-b"), cLag);
                 assertThat(cLag).isGreaterThanOrEqualTo(sizeFor(BOOKED_BY_C));
                 // down for longer than its queues in memory can hold: what does not fit waits on the broker
-                assertThat(backlogInMemory(first, "c")).isLessThanOrEqualTo(ThreePartners.QUEUE_SIZE);
+                assertThat(backlogInMemory(first, "c")).isLessThanOrEqualTo(ThreePartners.QUEUE_SHARE);
 
                 // the service stops while c is down, and starts again from each partner's own offsets
                 first.close();
@@ -90,7 +90,7 @@ class KafkaPartnersTest {
                     await().atMost(Duration.ofSeconds(60)).until(() -> delivered(a, "second").size() == sizeFor(BOOKED_BY_A)
                             && delivered(b, "second").size() == sizeFor(BOOKED_BY_B));
                     assertThat(lag(kafka, GROUP + "-c")).isGreaterThanOrEqualTo(2L * sizeFor(BOOKED_BY_C));
-                    assertThat(backlogInMemory(second, "c")).isLessThanOrEqualTo(ThreePartners.QUEUE_SIZE);
+                    assertThat(backlogInMemory(second, "c")).isLessThanOrEqualTo(ThreePartners.QUEUE_SHARE);
 
                     c.failing(path -> false);
                     await().atMost(Duration.ofSeconds(60)).until(() -> delivered(c, "first").size() == sizeFor(BOOKED_BY_C)

@@ -33,6 +33,8 @@ final class ThreePartners {
     static final int ROUNDS = 20;
     /** Fewer than a partner that is down gets of one batch: its source waits for room, and the rest on the broker. */
     static final int QUEUE_SIZE = 10;
+    /** What each of the three partners holds in memory at most: its share of {@link #QUEUE_SIZE}. */
+    static final int QUEUE_SHARE = QUEUE_SIZE / 3;
 
     /** One upstream message: its fight (Kafka key, JMSXGroupID) and body. */
     record Upstream(String fight, String body) {
@@ -43,7 +45,7 @@ final class ThreePartners {
 
     /**
      * The service with partners a, b and c; every message pushed (none superseded), retried quickly while one is down,
-     * and {@link #QUEUE_SIZE} pushes at most waiting in each partner's queues.
+     * and {@link #QUEUE_SIZE} pushes at most waiting in memory, shared by the three partners.
      */
     static RunningService.Builder service(LoopbackPartner a, LoopbackPartner b, LoopbackPartner c, Path work) throws IOException {
         Files.createDirectories(work);
