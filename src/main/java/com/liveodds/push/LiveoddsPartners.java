@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 
 import org.apache.camel.CamelContext;
@@ -13,6 +14,8 @@ import org.apache.camel.CamelContextAware;
 import org.apache.camel.StartupListener;
 import org.apache.camel.builder.TemplatedRouteBuilder;
 import org.apache.camel.model.Model;
+import org.apache.camel.model.ModelCamelContext;
+import org.apache.camel.model.RouteDefinition;
 import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.support.service.ServiceHelper;
@@ -50,7 +53,7 @@ import com.liveodds.push.token.PartnerTokenProvider;
  * partner of {@code liveodds.partner.*}) its own beans (TLS, camel-http component and connection pool, threads,
  * token, match queues, attempt and verdict, retry wait, live matches and heartbeats, booking) bound under its suffix
  * ({@code liveoddsDelivery-a}; none for the single partner), and its own routes made from the route templates of
- * routes/delivery.yaml and routes/heartbeat.yaml once the CamelContext has started, and from the active source's
+ * routes/delivery.yaml and routes/heartbeat.yaml as the CamelContext starts, and from the active source's
  * template where the source reads per partner (routes/source-kafka.yaml, routes/source-jms.yaml). The routes are the
  * templates; this bean only says how many partners there are. Over all partners it binds one readiness check
  * {@code partner} (liveoddsPartnerReadiness: DOWN only when every partner is down) and one liveness check
@@ -132,7 +135,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         return byId;
     }
 
-    /** Runs when beans.yaml loads: binds every partner's beans, and adds its routes once the context has started. */
+    /** Runs when beans.yaml loads: binds every partner's beans, and adds its routes as the context starts. */
     public void install() throws Exception {
         PropertiesComponent properties = context.getPropertiesComponent();
         List<PartnerSettings> partners = PartnerSettings.all(key -> properties.resolveProperty(key).orElse(null));
@@ -252,40 +255,47 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
             return;
         }
         routesAdded = true;
+        List<String> ids = new ArrayList<>();
         for (Kit kit : kits) {
             PartnerSettings p = kit.settings();
             for (String template : TEMPLATES) {
-                TemplatedRouteBuilder.builder(context, template)
+                ids.add(TemplatedRouteBuilder.builder(context, template)
                         .routeId(template + p.suffix())
                         .parameter("suffix", p.suffix())
                         .parameter("partner", p.name())
                         .parameter("partnerId", p.id())
                         .parameter("baseUrl", p.baseUrl())
-                        .add();
+                        .add());
             }
-            addSourceRoute(p);
+            ids.add(addSourceRoute(p));
             kit.gauges().register(context);
             if (!p.isSingle()) {
                 LOG.info("Partner {}: pushing to {} as partner id {}, booking {}", p.name(), p.baseUrl(), p.id(), p.booking());
             }
         }
+        if (!context.isStarted()) {
+            // the context is starting and has built the routes it had: these are built now and start with them
+            Model model = context.getCamelContextExtension().getContextPlugin(Model.class);
+            List<RouteDefinition> added = ids.stream().filter(Objects::nonNull).map(model::getRouteDefinition).toList();
+            ((ModelCamelContext) context).startRouteDefinitions(added);
+        }
     }
 
     /**
      * The active source's route of this partner, where the source reads per partner (routes/source-*.yaml with a
-     * template): it names its partner ({@code liveoddsPartner}), keeps its own position on the broker, and waits for
-     * liveoddsOptionalRoutes to start it. A list partner reads JMS through a shared durable subscription of its own on
+     * template): it names its partner ({@code liveoddsPartner}), keeps its own position on the broker, and starts with
+     * the partner's other routes (made for the source chosen only). A list partner reads JMS through a shared durable subscription of its own on
      * the upstream multicast address; the single partner reads the queue, as it always has. A source whose single
      * partner keeps a route of its own (the file source) has a template for the partners of a list only,
      * {@code liveodds-source-<source>-partner}.
      */
-    private void addSourceRoute(PartnerSettings p) throws Exception {
+    private String addSourceRoute(PartnerSettings p) throws Exception {
         String route = "liveodds-source-" + source;
         String template = p.isSingle() || !hasTemplate(route + "-partner") ? route : route + "-partner";
         if (!hasTemplate(template)) {
-            return;
+            return null;
         }
-        TemplatedRouteBuilder.builder(context, template)
+        return TemplatedRouteBuilder.builder(context, template)
                 .routeId(route + p.suffix())
                 .parameter("suffix", p.suffix())
                 .parameter("partner", p.name())
@@ -298,13 +308,18 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         return context.getCamelContextExtension().getContextPlugin(Model.class).getRouteTemplateDefinition(id) != null;
     }
 
+    /**
+     * As the context starts, before it starts its routes: the partners' routes start with all the others. A route
+     * started once the context runs costs every exchange: camel-main's HTTP servers (4.18) then each add an event
+     * notifier, a list Camel walks at every asynchronous step of every exchange.
+     */
     @Override
-    public void onCamelContextStarted(CamelContext context, boolean alreadyStarted) {
+    public void onCamelContextStarting(CamelContext context, boolean alreadyStarted) throws Exception {
+        begin();
     }
 
     @Override
-    public void onCamelContextFullyStarted(CamelContext context, boolean alreadyStarted) throws Exception {
-        begin();
+    public void onCamelContextStarted(CamelContext context, boolean alreadyStarted) {
     }
 
     @Override

@@ -10,9 +10,10 @@ import org.apache.camel.StartupListener;
 import org.apache.camel.model.Model;
 
 /**
- * Starts the routes that only some settings want: the active source's, the embedded sandbox's and the demo
- * producer's. Those routes say {@code autoStartup: false} (the YAML DSL schema wants a literal there, not a
- * placeholder), and this bean starts the chosen ones once the CamelContext has started.
+ * Starts the routes that only some settings want: the active source's route of routes/source-file.yaml or
+ * source-http.yaml, the embedded sandbox's and the demo producer's. Those routes say {@code autoStartup: false} (the
+ * YAML DSL schema wants a literal there, not a placeholder), and this bean starts the chosen ones once the CamelContext
+ * has started. The routes made per partner from a source's template (liveoddsPartners) start with the context.
  */
 public class OptionalRoutes implements CamelContextAware, StartupListener {
 
@@ -86,10 +87,15 @@ public class OptionalRoutes implements CamelContextAware, StartupListener {
         startChosen(context);
     }
 
-    /** A route that is not there (a copy of this bean that camel-main makes early, before the partners' routes) is skipped. */
+    /**
+     * A route that is not there (a copy of this bean that camel-main makes early, before the partners' routes) is
+     * skipped, and so is one that runs: each partner's source route starts with the context (liveoddsPartners makes it
+     * only for the source chosen), and starting a route once the context runs costs every exchange (camel-main's HTTP
+     * servers then add an event notifier, a list Camel walks at every asynchronous step).
+     */
     private void startChosen(CamelContext context) throws Exception {
         for (String id : chosen()) {
-            if (context.getRoute(id) != null) {
+            if (context.getRoute(id) != null && !context.getRouteController().getRouteStatus(id).isStarted()) {
                 context.getRouteController().startRoute(id);
             }
         }
