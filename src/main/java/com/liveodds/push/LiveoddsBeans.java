@@ -262,9 +262,7 @@ public class LiveoddsBeans implements CamelContextAware {
         String url = settings.text("liveodds.source.jms.url");
         connections.setBrokerURL(url);
         if (!url.contains("consumerWindowSize")) {
-            // what each consumer takes ahead from the broker, in bytes: Artemis' 1 MiB shared out among the partners (at
-            // least 64 KiB), so that 16 partners' consumers buffer no more than one partner's would
-            connections.setConsumerWindowSize(Math.max(64 * 1024, 1024 * 1024 / partners.partners().size()));
+            connections.setConsumerWindowSize(partners.prefetchShare());
         }
         connections.setUser(settings.text("liveodds.source.jms.username"));
         connections.setPassword(settings.text("liveodds.source.jms.password"));

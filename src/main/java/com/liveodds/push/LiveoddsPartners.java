@@ -121,6 +121,15 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         return queueShare;
     }
 
+    /**
+     * The bytes each partner's broker consumer takes ahead of what it has handed over: the brokers' own default, 1 MiB
+     * (Artemis' consumer window, Kafka's fetch per partition), shared out among the partners, at least 64 KiB, so that
+     * 16 partners' consumers buffer no more than one partner's would.
+     */
+    public int prefetchShare() {
+        return Math.max(64 * 1024, 1024 * 1024 / kits.size());
+    }
+
     /** Each partner's live matches (those the Kafka source's partitions carry the heartbeats of), in settings order. */
     public Map<PartnerSettings, LiveMatches> liveMatches() {
         Map<PartnerSettings, LiveMatches> byPartner = new LinkedHashMap<>();
@@ -301,6 +310,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
                 .parameter("partner", p.name())
                 .parameter("jmsDestinationType", p.isSingle() ? "queue" : "topic")
                 .parameter("jmsSubscribed", !p.isSingle())
+                .parameter("fetchBytes", prefetchShare())
                 .add();
     }
 

@@ -63,6 +63,9 @@ class KafkaPartnersTest {
                 for (String partner : List.of("a", "b", "c")) {
                     KafkaPartitions owned = partitions(first, partner);
                     await().atMost(Duration.ofSeconds(60)).until(() -> owned.owned().size() == PARTITIONS);
+                    // what its consumer fetches ahead: a third of Kafka's 1 MB per partition, so three partners buffer as one
+                    assertThat(((org.apache.camel.component.kafka.KafkaEndpoint) first.context().getRoute("liveodds-source-kafka-" + partner)
+                            .getEndpoint()).getConfiguration().getMaxPartitionFetchBytes()).isEqualTo(1024 * 1024 / 3);
                 }
                 c.failing(path -> true);
 
