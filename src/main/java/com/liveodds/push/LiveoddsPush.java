@@ -68,6 +68,7 @@ public final class LiveoddsPush {
         // logback starts with the first log line and reads liveodds.log.format from this folder (ops.LogFormat)
         System.setProperty("liveodds.home", homeDir.toString());
         try {
+            requireHome(homeDir, check);
             Properties file = loadProperties(homeDir.resolve("application.properties"));
             if (check) {
                 System.exit(CheckPartnerCommand.run(camelArgs.subList(1, camelArgs.size()), key -> lookup(file, key),
@@ -116,6 +117,18 @@ public final class LiveoddsPush {
             }
         }
         return null;
+    }
+
+    /** The folder holds what the service reads (check-partner needs only the settings, which may all come as -D). */
+    private static void requireHome(Path homeDir, boolean check) {
+        if (!check && !Files.isRegularFile(homeDir.resolve("application.properties"))) {
+            throw new IllegalStateException("no application.properties in " + homeDir
+                    + ": run from the folder that holds it and routes/, or give it with --config-dir <folder>");
+        }
+        if (!check && !Files.isDirectory(homeDir.resolve("routes"))) {
+            throw new IllegalStateException("no routes/ folder in " + homeDir
+                    + ": run from the folder that holds it and application.properties, or give it with --config-dir <folder>");
+        }
     }
 
     private static Properties loadProperties(Path file) throws IOException {

@@ -34,6 +34,21 @@ class StartupFailureTest {
     }
 
     @Test
+    void aFolderWithoutTheServicesFilesStopsStartUpWithOneLineSayingWhereToRunIt(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+        Process process = new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"), LiveoddsPush.class.getName()))
+                .directory(dir.toFile()).start();
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+        String stderr = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assertThat(process.exitValue()).isEqualTo(2);
+        assertThat(stderr.lines()).hasSize(1);
+        assertThat(stderr).isEqualTo("liveodds-push: cannot start: no application.properties in " + dir.toRealPath()
+                + ": run from the folder that holds it and routes/, or give it with --config-dir <folder>");
+    }
+
+    @Test
     void anUnreadableDurationOrSizeStopsStartUpWithOneLineNamingTheKey() throws Exception {
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         Process process = new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"),
