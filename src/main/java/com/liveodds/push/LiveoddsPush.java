@@ -68,7 +68,7 @@ public final class LiveoddsPush {
         // logback starts with the first log line and reads liveodds.log.format from this folder (ops.LogFormat)
         System.setProperty("liveodds.home", homeDir.toString());
         try {
-            requireHome(homeDir, check);
+            requireHome(homeDir, check || camelArgs.contains("-h") || camelArgs.contains("-help"));
             Properties file = loadProperties(homeDir.resolve("application.properties"));
             if (check) {
                 System.exit(CheckPartnerCommand.run(camelArgs.subList(1, camelArgs.size()), key -> lookup(file, key),
@@ -119,13 +119,19 @@ public final class LiveoddsPush {
         return null;
     }
 
-    /** The folder holds what the service reads (check-partner needs only the settings, which may all come as -D). */
-    private static void requireHome(Path homeDir, boolean check) {
-        if (!check && !Files.isRegularFile(homeDir.resolve("application.properties"))) {
+    /**
+     * The folder holds what the service reads; not asked of a run that starts no service (camel-main's help) or of
+     * check-partner, which needs only settings (they may all come as -D).
+     */
+    private static void requireHome(Path homeDir, boolean startsNoService) {
+        if (startsNoService) {
+            return;
+        }
+        if (!Files.isRegularFile(homeDir.resolve("application.properties"))) {
             throw new IllegalStateException("no application.properties in " + homeDir
                     + ": run from the folder that holds it and routes/, or give it with --config-dir <folder>");
         }
-        if (!check && !Files.isDirectory(homeDir.resolve("routes"))) {
+        if (!Files.isDirectory(homeDir.resolve("routes"))) {
             throw new IllegalStateException("no routes/ folder in " + homeDir
                     + ": run from the folder that holds it and application.properties, or give it with --config-dir <folder>");
         }
