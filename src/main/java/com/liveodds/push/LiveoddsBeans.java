@@ -1,5 +1,7 @@
 package com.liveodds.push;
 
+import java.time.Duration;
+
 import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
@@ -284,13 +286,17 @@ public class LiveoddsBeans implements CamelContextAware {
      * kafka component and consumers are left alone) and its readiness monitor liveoddsKafkaSourceMonitor.
      */
     private void kafkaSource(LiveoddsPartners partners, Ingest ingest) {
+        String brokers = settings.text("liveodds.source.kafka.brokers");
+        Duration lookBack = settings.duration("liveodds.source.kafka.look-back");
+        int lookBackRecords = settings.count("liveodds.source.kafka.look-back-records", 0);
+        Duration revokeWait = settings.duration("liveodds.source.kafka.revoke-wait");
         partners.liveMatches().forEach((partner, liveMatches) -> {
             String suffix = partner.suffix();
             KafkaPartitions partitions = new KafkaPartitions(liveMatches, ingest.validator(), ingest.resolver());
-            partitions.setBrokers(settings.text("liveodds.source.kafka.brokers"));
-            partitions.setLookBack(settings.duration("liveodds.source.kafka.look-back"));
-            partitions.setLookBackRecords(settings.count("liveodds.source.kafka.look-back-records", 0));
-            partitions.setRevokeWait(settings.duration("liveodds.source.kafka.revoke-wait"));
+            partitions.setBrokers(brokers);
+            partitions.setLookBack(lookBack);
+            partitions.setLookBackRecords(lookBackRecords);
+            partitions.setRevokeWait(revokeWait);
             bind("liveoddsKafkaPartitions" + suffix, partitions);
             bind("liveoddsKafka" + suffix, new KafkaSourceComponent(partitions));
             bind("liveoddsKafkaSourceMonitor" + suffix, new KafkaSourceMonitor(partitions, "liveodds-source-kafka" + suffix));

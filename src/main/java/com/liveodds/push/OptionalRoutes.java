@@ -57,18 +57,16 @@ public class OptionalRoutes implements CamelContextAware, StartupListener {
         if (sandbox) {
             ids.addAll(SANDBOX_ROUTES);
         }
-        // the source's one route, or its route of each partner (LiveoddsPartners adds them from the source's template);
+        // the source's one route (its routes of each partner, made from the source's template, start with the context);
         // a source with a template for the partners of a list only (file) keeps its one route stopped then, and starts
-        // its route shared by those partners (the file source's listing of the inbox) after theirs
+        // its route shared by those partners (the file source's listing of the inbox)
         String sourceRoute = "liveodds-source-" + source;
-        List<String> perPartner = partners.partners().stream().filter(p -> !p.isSingle()).map(p -> sourceRoute + p.suffix()).toList();
-        boolean listOnly = !perPartner.isEmpty() && context.getCamelContextExtension().getContextPlugin(Model.class)
+        boolean list = partners.partners().stream().anyMatch(p -> !p.isSingle());
+        boolean listOnly = list && context.getCamelContextExtension().getContextPlugin(Model.class)
                 .getRouteTemplateDefinition(sourceRoute + "-partner") != null;
         if (!listOnly) {
             ids.add(sourceRoute);
-        }
-        ids.addAll(perPartner);
-        if (listOnly) {
+        } else {
             ids.add(sourceRoute + "-shared");
         }
         if (demo) {

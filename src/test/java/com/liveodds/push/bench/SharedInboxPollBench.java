@@ -94,8 +94,8 @@ class SharedInboxPollBench {
             context.start();
             await().atMost(5, TimeUnit.MINUTES).until(() -> taken.get() == files * up && held.size() == SharedInbox.MOST_IN_HAND);
             // the sleeps are the measurement: the poll in progress ends, then 5 s of an unchanged inbox are timed
-            Thread.sleep(500);
-            double quiet = cpuOver(() -> Thread.sleep(5000));
+            Thread.sleep(500); // the poll in progress ends: not a condition to await, the quiet that follows is measured
+            double quiet = cpuOver(() -> Thread.sleep(5000)); // the measured window itself
             // the upstream goes on: a new file every 100 ms, which every partner that is up takes
             double flowing = cpuOver(() -> {
                 for (int i = 0; i < 50; i++) {
