@@ -1,0 +1,667 @@
+package com.liveodds.push.queue;
+
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.apache.camel.AsyncCallback;
+import org.apache.camel.AsyncProcessor;
+import org.apache.camel.Exchange;
+import org.apache.camel.ExchangePropertyKey;
+import org.apache.camel.Predicate;
+import org.apache.camel.spi.ReactiveExecutor;
+import org.apache.camel.spi.Synchronization;
+import org.apache.camel.support.ExchangeHelper;
+import org.apache.camel.support.UnitOfWorkHelper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The exchanges of one {@code liveoddsQueue} name: one queue per key, at most one exchange of a key running its route
+ * at a time, up to {@code maxInFlight} keys at once, every key independent of the others. Shared by the endpoints of
+ * the name, as seda's queues are; its consumer's endpoint sets its options.
+ * <p>
+ * An exchange ends once, when its route completes (done), fails (it and the exchanges queued behind it on its key go
+ * back to their sources), is superseded, or is handed back (stopping, withdrawn). Only then do the completions it took
+ * over from its source run: a {@link RetryLater} from the route is no end, the exchange runs again after the delay.
+ */
+final class KeyedQueue {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KeyedQueue.class);
+    /** How often exchanges waiting out a retry delay are asked whether their source withdrew them. */
+    private static final long WITHDRAWN_CHECK_MILLIS = 100;
+
+    private final String name;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition roomFreed = lock.newCondition();
+    private final Map<Object, Key> keys = new HashMap<>();
+    private final ArrayDeque<Key> ready = new ArrayDeque<>();
+    private final List<Entry> delayed = new ArrayList<>();
+    private int running;
+    private int held;
+    private boolean stopping;
+
+    private int size = 10_000;
+    private int maxInFlight = 256;
+    private boolean supersede;
+    private Predicate handBackWhen;
+    private AsyncProcessor processor;
+    private ExecutorService threads;
+    private ScheduledExecutorService timer;
+    private ReactiveExecutor reactive;
+    private ScheduledFuture<?> withdrawnCheck;
+    private volatile Error fatal;
+
+    KeyedQueue(String name) {
+        this.name = name;
+    }
+
+    String name() {
+        return name;
+    }
+
+    /** The consumer's side: what runs each exchange, on which threads, and the queue's options. */
+    void attach(KeyedQueueEndpoint options, AsyncProcessor processor, ExecutorService threads,
+                ScheduledExecutorService timer, ReactiveExecutor reactive) {
+        lock.lock();
+        try {
+            if (this.processor != null) {
+                throw new IllegalStateException("liveoddsQueue:" + name + " has a consumer already");
+            }
+            this.size = options.getSize();
+            this.maxInFlight = options.getMaxInFlight();
+            this.supersede = options.isSupersede();
+            this.handBackWhen = options.getHandBackWhen();
+            this.processor = processor;
+            this.threads = threads;
+            this.timer = timer;
+            this.reactive = reactive;
+            this.stopping = false;
+            withdrawnCheck = handBackWhen == null ? null
+                    : timer.scheduleWithFixedDelay(this::checkWithdrawn, WITHDRAWN_CHECK_MILLIS, WITHDRAWN_CHECK_MILLIS,
+                            TimeUnit.MILLISECONDS);
+        } finally {
+            lock.unlock();
+        }
+        dispatch();
+    }
+
+    /**
+     * Takes the exchange (a copy that carries its source's completions) into the queue of its key.
+     *
+     * @param block wait for a place while every place is taken, rather than failing with {@link QueueFull}
+     * @param ended called once the exchange has ended (its completions run), or null
+     */
+    void offer(Exchange exchange, boolean block, AsyncCallback ended) {
+        Object id = exchange.getMessage().getHeader(KeyedQueueConstants.KEY);
+        if (id == null) {
+            throw new IllegalArgumentException("liveoddsQueue:" + name + " needs the header " + KeyedQueueConstants.KEY);
+        }
+        Entry entry = new Entry(exchange, ended,
+                exchange.getExchangeExtension().handoverCompletions(),
+                Boolean.TRUE.equals(exchange.getMessage().getHeader(KeyedQueueConstants.SUPERSEDES, Boolean.class)),
+                Boolean.TRUE.equals(exchange.getMessage().getHeader(KeyedQueueConstants.SUPERSEDABLE, Boolean.class)));
+        List<Entry> superseded = new ArrayList<>();
+        List<Key> start;
+        lock.lock();
+        try {
+            if (supersede && entry.supersedes) {
+                // frees the places of what it supersedes first: a queue full of them would otherwise never let it in
+                takeSuperseded(keys.get(id), superseded);
+            }
+            awaitRoom(block);
+            held++;
+            Key key = keys.computeIfAbsent(id, Key::new);
+            if (supersede && entry.supersedes) {
+                takeSuperseded(key, superseded);
+            }
+            key.waiting.add(entry);
+            if (key.current == null) {
+                key.current = key.waiting.poll();
+                ready.add(key);
+            }
+            start = startable();
+        } finally {
+            lock.unlock();
+        }
+        superseded.forEach(e -> end(e, Ending.SUPERSEDED, null));
+        start.forEach(this::submit);
+    }
+
+    private void awaitRoom(boolean block) {
+        while (held >= size) {
+            if (stopping) {
+                break;
+            }
+            if (!block) {
+                throw new QueueFull(name, size);
+            }
+            try {
+                roomFreed.await(WITHDRAWN_CHECK_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new HandedBack("interrupted while waiting for a place in liveoddsQueue:" + name);
+            }
+        }
+        if (stopping) {
+            throw new HandedBack("the service is stopping");
+        }
+    }
+
+    /** Under the lock: the supersedable exchanges queued on the key leave it, and the current one is marked. */
+    private void takeSuperseded(Key key, List<Entry> into) {
+        if (key == null) {
+            return;
+        }
+        key.waiting.removeIf(waiter -> waiter.supersedable && into.add(waiter));
+        Entry current = key.current;
+        if (current != null && current.supersedable && !current.superseded) {
+            current.superseded = true;
+            if (current.wait != null && current.wait.cancel(false)) {
+                // waiting out a retry delay: it ends at its key's next turn, at once, unrun
+                current.wait = null;
+                delayed.remove(current);
+                ready.addFirst(key);
+            }
+        }
+    }
+
+    /** Under the lock: the ready keys that may start now, counted as running. */
+    private List<Key> startable() {
+        List<Key> start = new ArrayList<>(1);
+        while (running < maxInFlight && processor != null && !ready.isEmpty()) {
+            running++;
+            start.add(ready.poll());
+        }
+        return start;
+    }
+
+    private void dispatch() {
+        List<Key> start;
+        lock.lock();
+        try {
+            start = startable();
+        } finally {
+            lock.unlock();
+        }
+        start.forEach(this::submit);
+    }
+
+    private void submit(Key key) {
+        try {
+            threads.execute(() -> work(key));
+        } catch (RejectedExecutionException stopped) {
+            work(key);
+        }
+    }
+
+    /** Runs the key's current exchange, then whatever is ready next, on this thread while it can go on synchronously. */
+    private void work(Key key) {
+        Key next = key;
+        while (next != null) {
+            next = runOnce(next);
+        }
+    }
+
+    private Key runOnce(Key key) {
+        Entry entry;
+        lock.lock();
+        try {
+            entry = key.current;
+        } finally {
+            lock.unlock();
+        }
+        if (entry.superseded) {
+            // superseded before its turn or during its retry delay: it ends unrun
+            return finish(key, entry, Ending.SUPERSEDED, null);
+        }
+        String handBack = handBackReason(entry);
+        if (handBack != null) {
+            return finish(key, entry, Ending.HANDED_BACK, handBack);
+        }
+        prepareRun(entry.exchange);
+        Run run = new Run(key, entry);
+        try {
+            processor.process(entry.exchange, run);
+        } catch (Throwable e) {
+            // an Error escaped a step: what Camel left queued on this thread runs now, seeing the exchange failed
+            entry.exchange.setException(e instanceof Exception ex ? ex : new HandedBack(e.toString()));
+            noticeFatal(e);
+            drainReactiveWork(entry.exchange);
+            run.done(true);
+        }
+        return run.afterwards();
+    }
+
+    /** What the route's end decides: done, again later, or failed (its key's waiting exchanges go back with it). */
+    private Key afterRun(Key key, Entry entry) {
+        Exchange exchange = entry.exchange;
+        RetryLater retry = retryOf(exchange.getException());
+        if (retry == null) {
+            if (exchange.isFailed()) {
+                noticeFatal(exchange.getException());
+                return finish(key, entry, Ending.FAILED, null);
+            }
+            return finish(key, entry, Ending.DONE, null);
+        }
+        if (entry.superseded) {
+            return finish(key, entry, Ending.SUPERSEDED, null);
+        }
+        exchange.setException(null);
+        long delay = retry.delay().toMillis();
+        lock.lock();
+        try {
+            if (stopping) {
+                return finishLocked(key, entry, Ending.HANDED_BACK, "the service is stopping");
+            }
+            running--;
+            if (delay <= 0) {
+                ready.addFirst(key);
+            } else {
+                delayed.add(entry);
+                entry.wait = timer.schedule(() -> retryDue(key, entry), delay, TimeUnit.MILLISECONDS);
+            }
+            return firstStartable();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void retryDue(Key key, Entry entry) {
+        lock.lock();
+        try {
+            if (entry.wait == null || key.current != entry) {
+                return;
+            }
+            entry.wait = null;
+            delayed.remove(entry);
+            ready.addFirst(key);
+        } finally {
+            lock.unlock();
+        }
+        dispatch();
+    }
+
+    private Key finish(Key key, Entry entry, Ending ending, String why) {
+        lock.lock();
+        try {
+            return finishLocked(key, entry, ending, why);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Under the lock: the entry ends (its completions run off the lock, through {@link #end}); a failed or handed back
+     * one takes its key's waiting exchanges back with it. Returns the next key this thread runs, if any.
+     */
+    private Key finishLocked(Key key, Entry entry, Ending ending, String why) {
+        List<Entry> takenBack = List.of();
+        if (ending == Ending.FAILED || ending == Ending.HANDED_BACK) {
+            takenBack = new ArrayList<>(key.waiting);
+            key.waiting.clear();
+        }
+        key.current = key.waiting.poll();
+        if (key.current != null) {
+            ready.add(key);
+        } else {
+            keys.remove(key.id, key);
+        }
+        running--;
+        Key next = firstStartable();
+        List<Entry> back = takenBack;
+        lock.unlock();
+        try {
+            end(entry, ending, why);
+            back.forEach(e -> end(e, Ending.HANDED_BACK, "an earlier message of its key was handed back to its source"));
+        } finally {
+            lock.lock();
+        }
+        return next;
+    }
+
+    /** Under the lock: one ready key for this thread to run next, and the others started on the pool. */
+    private Key firstStartable() {
+        List<Key> start = startable();
+        if (start.isEmpty()) {
+            return null;
+        }
+        for (int i = 1; i < start.size(); i++) {
+            Key other = start.get(i);
+            lock.unlock();
+            try {
+                submit(other);
+            } finally {
+                lock.lock();
+            }
+        }
+        return start.get(0);
+    }
+
+    /** The exchange's end: its place is free, its source's completions run, and its producer is told. */
+    private void end(Entry entry, Ending ending, String why) {
+        if (!entry.ended.compareAndSet(false, true)) {
+            return;
+        }
+        Exchange exchange = entry.exchange;
+        switch (ending) {
+            case SUPERSEDED -> {
+                exchange.setException(null);
+                exchange.setProperty(KeyedQueueConstants.SUPERSEDED, true);
+            }
+            case HANDED_BACK -> exchange.setException(new HandedBack(why));
+            default -> {
+                // DONE and FAILED end as the route left the exchange
+            }
+        }
+        lock.lock();
+        try {
+            held--;
+            roomFreed.signal();
+        } finally {
+            lock.unlock();
+        }
+        try {
+            UnitOfWorkHelper.doneSynchronizations(exchange, entry.completions);
+        } finally {
+            if (entry.producer != null) {
+                entry.producer.done(false);
+            }
+        }
+    }
+
+    private String handBackReason(Entry entry) {
+        if (stoppingNow()) {
+            return "the service is stopping";
+        }
+        return isWithdrawn(entry.exchange) ? "withdrawn by its source" : null;
+    }
+
+    private boolean isWithdrawn(Exchange exchange) {
+        Predicate withdrawn = handBackWhen;
+        try {
+            return withdrawn != null && withdrawn.matches(exchange);
+        } catch (RuntimeException e) {
+            LOG.warn("liveoddsQueue:{} could not ask whether an exchange was withdrawn", name, e);
+            return false;
+        }
+    }
+
+    private boolean stoppingNow() {
+        lock.lock();
+        try {
+            return stopping;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Exchanges waiting out a retry delay whose source withdrew them go back at once. */
+    private void checkWithdrawn() {
+        List<Entry> waiting;
+        lock.lock();
+        try {
+            waiting = new ArrayList<>(delayed);
+        } finally {
+            lock.unlock();
+        }
+        for (Entry entry : waiting) {
+            if (isWithdrawn(entry.exchange)) {
+                endDelayed(entry, Ending.HANDED_BACK, "withdrawn by its source");
+            }
+        }
+    }
+
+    /** Ends an exchange that waits out a retry delay, if it still does. */
+    private void endDelayed(Entry entry, Ending ending, String why) {
+        Key key;
+        lock.lock();
+        try {
+            if (entry.wait == null || !entry.wait.cancel(false)) {
+                return;
+            }
+            entry.wait = null;
+            delayed.remove(entry);
+            key = keys.get(entry.exchange.getMessage().getHeader(KeyedQueueConstants.KEY));
+            if (key == null || key.current != entry) {
+                return;
+            }
+            running++;
+            Key next = finishLocked(key, entry, ending, why);
+            if (next != null) {
+                lock.unlock();
+                try {
+                    submit(next);
+                } finally {
+                    lock.lock();
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Shutdown: nothing starts any more; every exchange still waiting for its turn or out a retry delay goes back to its
+     * source now. Those running finish their run (and go back if they ask to run again).
+     */
+    void stop() {
+        List<Entry> back = new ArrayList<>();
+        List<Entry> waits;
+        lock.lock();
+        try {
+            stopping = true;
+            roomFreed.signalAll();
+            keys.values().forEach(key -> {
+                back.addAll(key.waiting);
+                key.waiting.clear();
+            });
+            waits = new ArrayList<>(delayed);
+        } finally {
+            lock.unlock();
+        }
+        waits.forEach(e -> endDelayed(e, Ending.HANDED_BACK, "the service is stopping"));
+        back.forEach(e -> end(e, Ending.HANDED_BACK, "the service is stopping"));
+        if (!back.isEmpty() || !waits.isEmpty()) {
+            LOG.info("liveoddsQueue:{}: {} queued exchanges handed back to their sources", name, back.size() + waits.size());
+        }
+    }
+
+    /** The consumer resumed after a suspension: the queue takes exchanges again. */
+    void resume() {
+        lock.lock();
+        try {
+            stopping = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The consumer is gone: the queue takes exchanges again once a consumer attaches. */
+    void detach() {
+        lock.lock();
+        try {
+            processor = null;
+            if (withdrawnCheck != null) {
+                withdrawnCheck.cancel(false);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Exchanges running their route now (Camel's graceful shutdown waits for them). */
+    int running() {
+        lock.lock();
+        try {
+            return running;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Exchanges held: waiting, running, or waiting out a retry delay. */
+    int held() {
+        lock.lock();
+        try {
+            return held;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** When the oldest exchange still held came in, or null. */
+    Instant oldest() {
+        lock.lock();
+        try {
+            long oldest = Long.MAX_VALUE;
+            for (Key key : keys.values()) {
+                Entry head = key.current != null ? key.current : key.waiting.peek();
+                if (head != null) {
+                    oldest = Math.min(oldest, head.since);
+                }
+            }
+            return oldest == Long.MAX_VALUE ? null : Instant.ofEpochMilli(oldest);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The first {@link Error} a route met on the queue's threads, or null. */
+    Error fatalError() {
+        return fatal;
+    }
+
+    private void noticeFatal(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof Error error) {
+                if (fatal == null) {
+                    fatal = error;
+                    LOG.error("liveoddsQueue:{} met {}; the exchange went back to its source", name, error, error);
+                }
+                return;
+            }
+        }
+    }
+
+    private void drainReactiveWork(Exchange exchange) {
+        while (true) {
+            try {
+                if (!reactive.executeFromQueue()) {
+                    return;
+                }
+            } catch (Throwable again) {
+                exchange.setException(again instanceof Exception ex ? ex : new HandedBack(again.toString()));
+            }
+        }
+    }
+
+    /** What a run left that is no part of the next one. */
+    private static void prepareRun(Exchange exchange) {
+        exchange.setException(null);
+        exchange.removeProperty(ExchangePropertyKey.EXCEPTION_CAUGHT);
+        exchange.removeProperty(ExchangePropertyKey.FAILURE_ENDPOINT);
+        exchange.removeProperty(ExchangePropertyKey.FAILURE_ROUTE_ID);
+        exchange.setRouteStop(false);
+        exchange.setRollbackOnly(false);
+        exchange.setRollbackOnlyLast(false);
+        exchange.getExchangeExtension().setErrorHandlerHandled(null);
+        exchange.getExchangeExtension().setRedeliveryExhausted(false);
+    }
+
+    private static RetryLater retryOf(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof RetryLater retry) {
+                return retry;
+            }
+        }
+        return null;
+    }
+
+    /** The copy a producer queues: the source's completions move to it, so they run when it ends. */
+    static Exchange copyOf(Exchange exchange) {
+        return ExchangeHelper.createCorrelatedCopy(exchange, true, true);
+    }
+
+    private enum Ending { DONE, FAILED, SUPERSEDED, HANDED_BACK }
+
+    private static final class Key {
+        private final Object id;
+        private final ArrayDeque<Entry> waiting = new ArrayDeque<>(2);
+        private Entry current;
+
+        Key(Object id) {
+            this.id = id;
+        }
+    }
+
+    private static final class Entry {
+        private final Exchange exchange;
+        private final AsyncCallback producer;
+        private final List<Synchronization> completions;
+        private final boolean supersedes;
+        private final boolean supersedable;
+        private final long since = System.currentTimeMillis();
+        private final AtomicBoolean ended = new AtomicBoolean();
+        private volatile boolean superseded;
+        /** Under the lock: its retry delay, while it waits one out. */
+        private ScheduledFuture<?> wait;
+
+        Entry(Exchange exchange, AsyncCallback producer, List<Synchronization> completions, boolean supersedes,
+              boolean supersedable) {
+            this.exchange = exchange;
+            this.producer = producer;
+            this.completions = completions;
+            this.supersedes = supersedes;
+            this.supersedable = supersedable;
+        }
+    }
+
+    /** One run of the route: its end is seen once, on this thread when it ends synchronously. */
+    private final class Run implements AsyncCallback {
+        private final Key key;
+        private final Entry entry;
+        private final AtomicBoolean called = new AtomicBoolean();
+        private final Thread runner = Thread.currentThread();
+        /** Written by the runner only: the route's process call has returned. */
+        private boolean returned;
+        private volatile boolean here;
+
+        Run(Key key, Entry entry) {
+            this.key = key;
+            this.entry = entry;
+        }
+
+        @Override
+        public void done(boolean doneSync) {
+            if (!called.compareAndSet(false, true)) {
+                return;
+            }
+            if (Thread.currentThread() == runner && !returned) {
+                here = true;
+                return;
+            }
+            Key next = afterRun(key, entry);
+            if (next != null) {
+                submit(next);
+            }
+        }
+
+        /** After the route returned: its end, when it came on this thread, and the next key to run here. */
+        Key afterwards() {
+            returned = true;
+            return here ? afterRun(key, entry) : null;
+        }
+    }
+}

@@ -1,0 +1,17 @@
+package com.liveodds.push.queue;
+
+/** The headers and exchange properties a {@code liveoddsQueue} endpoint reads and writes. */
+public final class KeyedQueueConstants {
+
+    /** Header, required: the key whose order the exchange keeps (a match id). */
+    public static final String KEY = "CamelLiveoddsKey";
+    /** Header, boolean: with {@code supersede=true}, this exchange supersedes the supersedable ones of its key queued before it. */
+    public static final String SUPERSEDES = "CamelLiveoddsSupersedes";
+    /** Header, boolean: a later superseding exchange of the key may end this one unrun (or unrun again). */
+    public static final String SUPERSEDABLE = "CamelLiveoddsSupersedable";
+    /** Exchange property, true: the exchange ended superseded (completed, never run, or not run again). */
+    public static final String SUPERSEDED = "CamelLiveoddsSuperseded";
+
+    private KeyedQueueConstants() {
+    }
+}

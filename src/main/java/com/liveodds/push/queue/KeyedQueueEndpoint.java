@@ -1,0 +1,137 @@
+package com.liveodds.push.queue;
+
+import java.time.Instant;
+
+import org.apache.camel.Category;
+import org.apache.camel.Consumer;
+import org.apache.camel.Predicate;
+import org.apache.camel.Processor;
+import org.apache.camel.Producer;
+import org.apache.camel.spi.Metadata;
+import org.apache.camel.spi.UriEndpoint;
+import org.apache.camel.spi.UriParam;
+import org.apache.camel.spi.UriPath;
+import org.apache.camel.support.DefaultEndpoint;
+
+/**
+ * {@code liveoddsQueue:name[?options]}: the exchanges sent to it run the route that consumes it one per key at a time,
+ * in the order they were sent, up to {@code maxInFlight} keys at once. The key is the header
+ * {@value KeyedQueueConstants#KEY}. The queue's options are those of the consuming endpoint; a producing endpoint only
+ * chooses {@code blockWhenFull}. The options are listed in docs/architecture.md.
+ */
+@UriEndpoint(firstVersion = "1.0.0", scheme = "liveoddsQueue", title = "Keyed queue", syntax = "liveoddsQueue:name",
+             remote = false, category = { Category.CORE, Category.MESSAGING })
+public class KeyedQueueEndpoint extends DefaultEndpoint {
+
+    @UriPath(description = "The queue's name; every endpoint of the name shares its queue")
+    @Metadata(required = true)
+    private final String name;
+    @UriParam(label = "consumer", defaultValue = "256",
+              description = "Keys whose exchange runs the route at once; the others wait holding no thread")
+    private int maxInFlight = 256;
+    @UriParam(label = "consumer", defaultValue = "10000",
+              description = "Exchanges held at once (waiting, running, or waiting out a retry delay)")
+    private int size = 10_000;
+    @UriParam(label = "consumer", defaultValue = "false",
+              description = "Whether an exchange with the header CamelLiveoddsSupersedes ends the supersedable exchanges"
+                            + " of its key queued before it, unrun (completed, property CamelLiveoddsSuperseded)")
+    private boolean supersede;
+    @UriParam(label = "consumer",
+              description = "A predicate asked before each run and during retry delays: when it matches, the exchange"
+                            + " and those queued behind it on its key go back to their source (HandedBack)")
+    private Predicate handBackWhen;
+    @UriParam(label = "producer", defaultValue = "true",
+              description = "Whether a producer waits for a place when every place is taken, or fails with QueueFull")
+    private boolean blockWhenFull = true;
+
+    public KeyedQueueEndpoint(String uri, KeyedQueueComponent component, String name) {
+        super(uri, component);
+        this.name = name;
+    }
+
+    @Override
+    public KeyedQueueComponent getComponent() {
+        return (KeyedQueueComponent) super.getComponent();
+    }
+
+    KeyedQueue queue() {
+        return getComponent().queue(name);
+    }
+
+    @Override
+    public Producer createProducer() {
+        return new KeyedQueueProducer(this);
+    }
+
+    @Override
+    public Consumer createConsumer(Processor processor) throws Exception {
+        Consumer consumer = new KeyedQueueConsumer(this, processor);
+        configureConsumer(consumer);
+        return consumer;
+    }
+
+    /** Exchanges held now: waiting, running, or waiting out a retry delay. */
+    public int getHeld() {
+        return queue().held();
+    }
+
+    /** When the oldest exchange held came in, or null when none is held. */
+    public Instant getOldest() {
+        return queue().oldest();
+    }
+
+    /** The first {@link Error} a route met on the queue's threads, or null: the service should be restarted. */
+    public Error getFatalError() {
+        return queue().fatalError();
+    }
+
+    public String getName() {
+        return name;
+    }
+
+    public int getMaxInFlight() {
+        return maxInFlight;
+    }
+
+    public void setMaxInFlight(int maxInFlight) {
+        if (maxInFlight < 1) {
+            throw new IllegalArgumentException("maxInFlight must be at least 1, not " + maxInFlight);
+        }
+        this.maxInFlight = maxInFlight;
+    }
+
+    public int getSize() {
+        return size;
+    }
+
+    public void setSize(int size) {
+        if (size < 1) {
+            throw new IllegalArgumentException("size must be at least 1, not " + size);
+        }
+        this.size = size;
+    }
+
+    public boolean isSupersede() {
+        return supersede;
+    }
+
+    public void setSupersede(boolean supersede) {
+        this.supersede = supersede;
+    }
+
+    public Predicate getHandBackWhen() {
+        return handBackWhen;
+    }
+
+    public void setHandBackWhen(Predicate handBackWhen) {
+        this.handBackWhen = handBackWhen;
+    }
+
+    public boolean isBlockWhenFull() {
+        return blockWhenFull;
+    }
+
+    public void setBlockWhenFull(boolean blockWhenFull) {
+        this.blockWhenFull = blockWhenFull;
+    }
+}

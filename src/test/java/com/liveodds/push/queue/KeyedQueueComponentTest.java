@@ -1,0 +1,283 @@
+package com.liveodds.push.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.ExchangePattern;
+import org.apache.camel.Predicate;
+import org.apache.camel.ProducerTemplate;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.SynchronizationAdapter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The keyed queue alone, in a plain CamelContext whose consuming route is a stand-in: a body named in {@link #held}
+ * completes its run only when the test releases it, one named in {@link #retries} asks to run again that many times.
+ */
+class KeyedQueueComponentTest {
+
+    private final List<String> runs = new CopyOnWriteArrayList<>();
+    /** How each exchange ended for its source: "acked" or "back: why", by body. */
+    private final Map<String, String> ends = new ConcurrentHashMap<>();
+    private final Map<String, CompletableFuture<Void>> held = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> retries = new ConcurrentHashMap<>();
+    private final Map<String, Duration> retryDelay = new ConcurrentHashMap<>();
+    private final Map<String, Boolean> withdrawn = new ConcurrentHashMap<>();
+    private final Map<String, Error> errors = new ConcurrentHashMap<>();
+    private CamelContext context;
+    private ProducerTemplate template;
+
+    @BeforeEach
+    void start() throws Exception {
+        context = new DefaultCamelContext();
+        context.getRegistry().bind("liveoddsQueue", new KeyedQueueComponent());
+        context.getRegistry().bind("withdrawn", (Predicate) e -> withdrawn.containsKey(e.getMessage().getBody(String.class)));
+        context.addRoutes(new RouteBuilder() {
+            @Override
+            public void configure() {
+                from("liveoddsQueue:q?maxInFlight=4&size=8&supersede=true&handBackWhen=#bean:withdrawn")
+                        .routeId("consumer")
+                        .process(e -> run(e.getMessage().getBody(String.class)));
+            }
+        });
+        context.start();
+        template = context.createProducerTemplate();
+    }
+
+    @AfterEach
+    void stop() {
+        held.values().forEach(f -> f.complete(null));
+        context.stop();
+    }
+
+    private void run(String body) throws Exception {
+        runs.add(body);
+        Error error = errors.remove(body);
+        if (error != null) {
+            throw error;
+        }
+        CompletableFuture<Void> hold = held.get(body);
+        if (hold != null) {
+            hold.get();
+        }
+        AtomicInteger left = retries.get(body);
+        if (left != null && left.getAndDecrement() > 0) {
+            throw new RetryLater(retryDelay.getOrDefault(body, Duration.ZERO), "again");
+        }
+    }
+
+    /** Sends InOnly as a source does: its completion tells how the message ended for it. */
+    private void send(String key, String body, boolean supersedes, boolean supersedable) {
+        send("liveoddsQueue:q", key, body, supersedes, supersedable);
+    }
+
+    private void send(String uri, String key, String body, boolean supersedes, boolean supersedable) {
+        Exchange exchange = context.getEndpoint(uri).createExchange(ExchangePattern.InOnly);
+        exchange.getMessage().setBody(body);
+        exchange.getMessage().setHeader(KeyedQueueConstants.KEY, key);
+        exchange.getMessage().setHeader(KeyedQueueConstants.SUPERSEDES, supersedes);
+        exchange.getMessage().setHeader(KeyedQueueConstants.SUPERSEDABLE, supersedable);
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onComplete(Exchange done) {
+                ends.put(body, Boolean.TRUE.equals(done.getProperty(KeyedQueueConstants.SUPERSEDED)) ? "superseded" : "acked");
+            }
+
+            @Override
+            public void onFailure(Exchange failed) {
+                ends.put(body, "back: " + failed.getException().getMessage());
+            }
+        });
+        template.send(uri, exchange);
+        if (exchange.getException() != null) {
+            throw new IllegalStateException(exchange.getException());
+        }
+    }
+
+    private void send(String key, String body) {
+        send(key, body, false, false);
+    }
+
+    private CompletableFuture<Void> hold(String body) {
+        return held.computeIfAbsent(body, b -> new CompletableFuture<>());
+    }
+
+    @Test
+    void aKeyKeepsItsOrderWhileTheOtherKeysGoOn() {
+        hold("a1");
+        send("a", "a1");
+        send("a", "a2");
+        send("b", "b1");
+        send("b", "b2");
+
+        await().until(() -> ends.containsKey("b2"));
+        assertThat(runs).containsSubsequence("b1", "b2").doesNotContain("a2");
+        assertThat(ends).doesNotContainKeys("a1", "a2");
+
+        held.get("a1").complete(null);
+        await().until(() -> ends.containsKey("a2"));
+        assertThat(runs).containsSubsequence("a1", "a2");
+        assertThat(ends).containsEntry("a1", "acked").containsEntry("a2", "acked");
+    }
+
+    @Test
+    void aRetryRunsAgainAtTheHeadOfItsKeyAndItsSourceHearsOnlyTheEnd() {
+        retries.put("a1", new AtomicInteger(2));
+        retryDelay.put("a1", Duration.ofMillis(50));
+        send("a", "a1");
+        send("a", "a2");
+
+        await().until(() -> ends.containsKey("a2"));
+        assertThat(runs).containsExactly("a1", "a1", "a1", "a2");
+        assertThat(ends).containsEntry("a1", "acked").containsEntry("a2", "acked");
+    }
+
+    @Test
+    void aFailureGoesBackToItsSourceWithTheExchangesQueuedBehindIt() {
+        hold("a1");
+        send("a", "a1");
+        send("a", "a2");
+        send("a", "a3");
+        await().until(() -> runs.contains("a1"));
+        held.get("a1").completeExceptionally(new IllegalStateException("partner exploded"));
+
+        await().until(() -> ends.containsKey("a3"));
+        assertThat(ends.get("a1")).startsWith("back: ").contains("partner exploded");
+        assertThat(ends.get("a2")).isEqualTo("back: an earlier message of its key was handed back to its source");
+        assertThat(ends.get("a3")).isEqualTo(ends.get("a2"));
+        assertThat(runs).containsExactly("a1");
+
+        send("a", "a4");
+        await().until(() -> "acked".equals(ends.get("a4")));
+    }
+
+    @Test
+    void anErrorOnTheQueuesThreadEndsTheRunAndTheKeyGoesOn() {
+        errors.put("a1", new OutOfMemoryError("test"));
+        send("a", "a1");
+        await().until(() -> ends.containsKey("a1"));
+        assertThat(ends.get("a1")).startsWith("back: ");
+        assertThat(((KeyedQueueEndpoint) context.getEndpoint("liveoddsQueue:q")).getFatalError())
+                .isInstanceOf(OutOfMemoryError.class);
+
+        send("a", "a2");
+        await().until(() -> "acked".equals(ends.get("a2")));
+    }
+
+    @Test
+    void aSnapshotSupersedesTheQueuedOddsButNotTheOthers() {
+        hold("a1");
+        send("a", "a1", false, true);
+        await().until(() -> runs.contains("a1"));
+        send("a", "delta", false, true);
+        send("a", "settlement", false, false);
+        send("a", "snapshot", true, true);
+
+        await().until(() -> ends.containsKey("delta"));
+        assertThat(ends).containsEntry("delta", "superseded");
+        held.get("a1").complete(null);
+        await().until(() -> ends.containsKey("snapshot"));
+        // the one on the wire finished its run and counts as what it was: done
+        assertThat(ends).containsEntry("a1", "acked").containsEntry("settlement", "acked").containsEntry("snapshot", "acked");
+        assertThat(runs).containsExactly("a1", "settlement", "snapshot");
+    }
+
+    @Test
+    void aSnapshotEndsTheRetryDelayOfTheOddsBeforeIt() {
+        retries.put("a1", new AtomicInteger(1));
+        retryDelay.put("a1", Duration.ofHours(1));
+        send("a", "a1", false, true);
+        await().until(() -> runs.contains("a1"));
+
+        send("a", "snapshot", true, true);
+        await().until(() -> ends.containsKey("snapshot"));
+        assertThat(ends).containsEntry("a1", "superseded");
+        assertThat(runs).containsExactly("a1", "snapshot");
+    }
+
+    @Test
+    void aWithdrawalDuringTheRetryDelayHandsItBackAtOnce() {
+        retries.put("a1", new AtomicInteger(1));
+        retryDelay.put("a1", Duration.ofHours(1));
+        send("a", "a1");
+        send("a", "a2");
+        await().until(() -> runs.contains("a1"));
+
+        withdrawn.put("a1", true);
+        await().until(() -> ends.containsKey("a2"));
+        assertThat(ends).containsEntry("a1", "back: withdrawn by its source");
+        assertThat(ends.get("a2")).startsWith("back: ");
+        assertThat(runs).containsExactly("a1");
+    }
+
+    @Test
+    void stoppingHandsBackWhatWaitsAndWhatWaitsOutADelay() {
+        retries.put("a1", new AtomicInteger(1));
+        retryDelay.put("a1", Duration.ofHours(1));
+        hold("b1");
+        send("a", "a1");
+        send("b", "b1");
+        send("b", "b2");
+        await().until(() -> runs.contains("a1") && runs.contains("b1"));
+
+        CompletableFuture<Void> stopped = CompletableFuture.runAsync(context::stop);
+        await().until(() -> ends.containsKey("a1") && ends.containsKey("b2"));
+        assertThat(ends).containsEntry("a1", "back: the service is stopping").containsEntry("b2", "back: the service is stopping");
+        held.get("b1").complete(null);
+        stopped.join();
+        // the run on the wire finished as it would have
+        assertThat(ends).containsEntry("b1", "acked");
+        assertThat(runs).doesNotContain("b2");
+    }
+
+    @Test
+    void aFullQueueRefusesAProducerThatWillNotWait() {
+        for (int i = 0; i < 8; i++) {
+            hold("a" + i);
+            send("a", "a" + i);
+        }
+        Exchange refused = template.send("liveoddsQueue:q?blockWhenFull=false", e -> {
+            e.getMessage().setBody("b1");
+            e.getMessage().setHeader(KeyedQueueConstants.KEY, "b");
+        });
+        assertThat(refused.getException()).isInstanceOf(QueueFull.class);
+
+        held.get("a0").complete(null);
+        await().until(() -> ends.containsKey("a0"));
+        send("liveoddsQueue:q?blockWhenFull=false", "b", "b1", false, false);
+        await().until(() -> "acked".equals(ends.get("b1")));
+    }
+
+    @Test
+    void anInOutCallerGetsTheResultOfItsRun() {
+        Object answer = template.requestBodyAndHeader("liveoddsQueue:q", "c1", KeyedQueueConstants.KEY, "c");
+        assertThat(answer).isEqualTo("c1");
+        assertThat(runs).containsExactly("c1");
+    }
+
+    @Test
+    void noMoreKeysRunAtOnceThanMaxInFlight() {
+        for (int i = 0; i < 6; i++) {
+            hold("k" + i);
+            send("k" + i, "k" + i);
+        }
+        await().until(() -> runs.size() == 4);
+        await().during(Duration.ofMillis(300)).until(() -> runs.size() == 4);
+        held.values().forEach(f -> f.complete(null));
+        await().until(() -> ends.size() == 6);
+        assertThat(ends.values()).containsOnly("acked");
+    }
+}
