@@ -14,7 +14,7 @@ import com.liveodds.push.auth.BearerPolicy;
 import com.liveodds.push.deadletter.DeadLetterReplay;
 import com.liveodds.push.deadletter.DeadLetterStore;
 import com.liveodds.push.delivery.RetryPolicy;
-import com.liveodds.push.delivery.ShutdownGate;
+import com.liveodds.push.delivery.SourceHandover;
 import com.liveodds.push.demo.DemoProducer;
 import com.liveodds.push.fixtures.FixturesCatalog;
 import com.liveodds.push.heartbeat.UpstreamHealthCheck;
@@ -29,6 +29,7 @@ import com.liveodds.push.ingest.PushAssembler;
 import com.liveodds.push.ingest.Rejections;
 import com.liveodds.push.ops.Meters;
 import com.liveodds.push.ops.SecretMask;
+import com.liveodds.push.queue.KeyedQueueComponent;
 import com.liveodds.push.sandbox.PartnerSandbox;
 import com.liveodds.push.settings.PartnerSettings;
 import com.liveodds.push.settings.SettingsReader;
@@ -78,8 +79,11 @@ public class LiveoddsBeans implements CamelContextAware {
         // jitter; a longer Retry-After wins; no wait past the budget max-elapsed
         RetryPolicy retryPolicy = bind("liveoddsRetryPolicy", new RetryPolicy(settings.duration("liveodds.delivery.backoff.initial"),
                 settings.duration("liveodds.delivery.backoff.max"), settings.duration("liveodds.delivery.max-elapsed")));
-        ShutdownGate gate = bind("liveoddsShutdownGate", new ShutdownGate(), "start", "stop");
-        LiveoddsPartners partners = bind("liveoddsPartners", partners(meters, secretMask, gate, retryPolicy, upstream), "install", null);
+        // the partners' queues (liveoddsQueue:liveodds-push[-N]): a component of the bundle's own, the host's seda untouched
+        bind("liveoddsQueue", new KeyedQueueComponent());
+        // what the queue asks before each attempt and during a retry delay: did the source take the message back?
+        bind("liveoddsWithdrawn", SourceHandover.WITHDRAWN);
+        LiveoddsPartners partners = bind("liveoddsPartners", partners(meters, secretMask, retryPolicy, upstream), "install", null);
         bind("liveoddsOptionalRoutes", optionalRoutes(partners), "install", null);
 
         Ingest ingest = ingest(meters);
@@ -112,17 +116,15 @@ public class LiveoddsBeans implements CamelContextAware {
 
     /**
      * Every partner's delivery (contract 16): for the single partner of liveodds.partner.*, or each partner of
-     * liveodds.partners, its own TLS, camel-http component liveoddsHttp[-N] and pool, token, booking, match queues,
-     * attempt, verdict, retry wait and heartbeats; and its routes, from the route templates of delivery.yaml and
-     * heartbeat.yaml.
+     * liveodds.partners, its own TLS, camel-http component liveoddsHttp[-N] and pool, token, booking, queue, record of
+     * its pushes and heartbeats; and its routes, from the route templates of delivery.yaml and heartbeat.yaml.
      */
-    private LiveoddsPartners partners(Meters meters, SecretMask secretMask, ShutdownGate gate, RetryPolicy retryPolicy,
+    private LiveoddsPartners partners(Meters meters, SecretMask secretMask, RetryPolicy retryPolicy,
                                       UpstreamLiveness upstream) {
         LiveoddsPartners partners = new LiveoddsPartners();
         partners.setSource(settings.text("liveodds.source"));
         partners.setMeters(meters);
         partners.setSecretMask(secretMask);
-        partners.setShutdownGate(gate);
         partners.setRetryPolicy(retryPolicy);
         partners.setUpstreamLiveness(upstream);
         return partners;

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
 
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
@@ -18,7 +17,6 @@ import org.apache.camel.model.ModelCamelContext;
 import org.apache.camel.model.RouteDefinition;
 import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.spi.Registry;
-import org.apache.camel.support.service.ServiceHelper;
 import org.apache.camel.support.service.ServiceSupport;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.slf4j.Logger;
@@ -27,13 +25,9 @@ import org.slf4j.LoggerFactory;
 import com.liveodds.push.delivery.DeliveryGauges;
 import com.liveodds.push.delivery.DeliveryHealthCheck;
 import com.liveodds.push.delivery.Heartbeats;
-import com.liveodds.push.delivery.MatchQueues;
 import com.liveodds.push.delivery.PartnerDeliveries;
-import com.liveodds.push.delivery.PushAttempt;
-import com.liveodds.push.delivery.PushVerdict;
+import com.liveodds.push.delivery.PartnerPushes;
 import com.liveodds.push.delivery.RetryPolicy;
-import com.liveodds.push.delivery.RetryWait;
-import com.liveodds.push.delivery.ShutdownGate;
 import com.liveodds.push.heartbeat.LiveMatches;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ops.Meters;
@@ -42,17 +36,17 @@ import com.liveodds.push.partner.Booking;
 import com.liveodds.push.partner.PartnerHealth;
 import com.liveodds.push.partner.PartnerHttp;
 import com.liveodds.push.partner.PartnerReadiness;
-import com.liveodds.push.partner.PartnerThreads;
 import com.liveodds.push.partner.PartnerTls;
+import com.liveodds.push.queue.KeyedQueueEndpoint;
 import com.liveodds.push.settings.PartnerSettings;
 import com.liveodds.push.settings.SettingsReader;
 import com.liveodds.push.token.PartnerTokenProvider;
 
 /**
  * One delivery per partner (contract section 16): for each partner of {@code liveodds.partners} (or the single
- * partner of {@code liveodds.partner.*}) its own beans (TLS, camel-http component and connection pool, threads,
- * token, match queues, attempt and verdict, retry wait, live matches and heartbeats, booking) bound under its suffix
- * ({@code liveoddsDelivery-a}; none for the single partner), and its own routes made from the route templates of
+ * partner of {@code liveodds.partner.*}) its own beans (TLS, camel-http component and connection pool, token, the
+ * record of its pushes, live matches and heartbeats, booking) bound under its suffix ({@code liveoddsPushes-a}; none
+ * for the single partner), its queue {@code liveoddsQueue:liveodds-push[-N]}, and its own routes made from the route templates of
  * routes/delivery.yaml and routes/heartbeat.yaml as the CamelContext starts, and from the active source's
  * template where the source reads per partner (routes/source-kafka.yaml, routes/source-jms.yaml). The routes are the
  * templates; this bean only says how many partners there are. Over all partners it binds one readiness check
@@ -62,13 +56,13 @@ import com.liveodds.push.token.PartnerTokenProvider;
 public class LiveoddsPartners extends ServiceSupport implements CamelContextAware, StartupListener {
 
     /** The route templates each partner gets a route of (routes/delivery.yaml, routes/heartbeat.yaml). */
-    static final List<String> TEMPLATES = List.of("liveodds-push", "liveodds-heartbeat", "liveodds-attempt",
-            "liveodds-partner-post", "liveodds-heartbeat-timer");
+    static final List<String> TEMPLATES = List.of("liveodds-push", "liveodds-dead-letter", "liveodds-heartbeat-timer");
     /** The beans each partner gets, named with its suffix (routes/beans.yaml may refer to the single partner's). */
     public static final List<String> BEANS = List.of("liveoddsPartnerTls", "liveoddsPartnerHealth", "liveoddsPartnerHttp",
-            "liveoddsPartnerConnections", "liveoddsHttp", "liveoddsPartnerThreads", "liveoddsPartnerTokenProvider",
-            "liveoddsBooking", "liveoddsLiveMatches", "liveoddsHeartbeats", "liveoddsDelivery", "liveoddsPushAttempt",
-            "liveoddsPushVerdict", "liveoddsRetryWait", "liveoddsDeliveryGauges");
+            "liveoddsPartnerConnections", "liveoddsHttp", "liveoddsPartnerTokenProvider", "liveoddsBooking",
+            "liveoddsLiveMatches", "liveoddsHeartbeats", "liveoddsPushes", "liveoddsDeliveryGauges");
+    /** The queue of a partner's pushes, the one its push route consumes ({@code suffix} empty for the single partner). */
+    public static final String QUEUE = "liveoddsQueue:liveodds-push";
     private static final Logger LOG = LoggerFactory.getLogger(LiveoddsPartners.class);
 
     private final List<Kit> kits = new ArrayList<>();
@@ -76,7 +70,6 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
     private CamelContext context;
     private Meters meters;
     private SecretMask secretMask;
-    private ShutdownGate gate;
     private RetryPolicy retryPolicy;
     private UpstreamLiveness upstream;
     private boolean routesAdded;
@@ -94,10 +87,6 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
 
     public void setSecretMask(SecretMask secretMask) {
         this.secretMask = secretMask;
-    }
-
-    public void setShutdownGate(ShutdownGate gate) {
-        this.gate = gate;
     }
 
     public void setRetryPolicy(RetryPolicy retryPolicy) {
@@ -157,10 +146,10 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         context.getRegistry().bind("liveoddsDeliveries", deliveries);
         // one readiness check partner and one liveness check delivery over every partner (contract 16)
         Map<String, PartnerHealth> health = new LinkedHashMap<>();
-        Map<String, MatchQueues> queues = new LinkedHashMap<>();
+        Map<String, KeyedQueueEndpoint> queues = new LinkedHashMap<>();
         kits.forEach(kit -> {
             health.put(kit.settings().name(), kit.health());
-            queues.put(kit.settings().name(), kit.queues());
+            queues.put(kit.settings().name(), kit.queue());
         });
         context.getRegistry().bind("liveoddsPartnerReadiness", new PartnerReadiness(health));
         context.getRegistry().bind("liveoddsDeliveryHealthCheck", new DeliveryHealthCheck(queues));
@@ -196,7 +185,6 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         health.setDownAfter(settings.duration("liveodds.partner.down-after"));
         PartnerHttp http = new PartnerHttp(tls, timeout, p.maxInFlight());
         PoolingHttpClientConnectionManager connections = http.connectionManager();
-        ExecutorService threads = http.threads();
         PartnerTokenProvider tokens = new PartnerTokenProvider();
         tokens.setCamelContext(context);
         tokens.setComponent("liveoddsHttp" + s);
@@ -219,21 +207,13 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         heartbeats.setCamelContext(context);
         heartbeats.setMeters(partnerMeters);
         heartbeats.setBooking(booking);
-        MatchQueues queues = new MatchQueues(liveMatches, gate);
-        queues.setCamelContext(context);
-        queues.setMeters(partnerMeters);
-        queues.setQueueSize(queueShare);
-        queues.setSupersede(settings.flag("liveodds.delivery.supersede"));
-        queues.setPushUri("direct:liveodds-push" + s);
-        queues.setHeartbeatUri("direct:liveodds-heartbeat" + s);
-        PushAttempt attempt = new PushAttempt(liveMatches, gate);
-        attempt.setBooking(booking);
-        PushVerdict verdict = new PushVerdict(tokens, retryPolicy, liveMatches, health);
-        verdict.setCamelContext(context);
-        verdict.setMeters(partnerMeters);
-        verdict.setPartner(p.name());
-        RetryWait retryWait = new RetryWait(gate);
-        DeliveryGauges gauges = new DeliveryGauges(liveMatches, queues);
+        PartnerPushes pushes = new PartnerPushes(retryPolicy, liveMatches, health);
+        pushes.setCamelContext(context);
+        pushes.setMeters(partnerMeters);
+        pushes.setPartner(p.name());
+        pushes.setBooking(booking);
+        KeyedQueueEndpoint queue = context.getEndpoint(QUEUE + s, KeyedQueueEndpoint.class);
+        DeliveryGauges gauges = new DeliveryGauges(liveMatches, queue);
         gauges.setMeters(partnerMeters);
 
         Map<String, Object> beans = new LinkedHashMap<>();
@@ -242,21 +222,15 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         beans.put("liveoddsPartnerHttp", http);
         beans.put("liveoddsPartnerConnections", connections);
         beans.put("liveoddsHttp", http.component(connections));
-        PartnerThreads partnerThreads = new PartnerThreads(threads);
-        partnerThreads.setCamelContext(context);
-        beans.put("liveoddsPartnerThreads", partnerThreads);
         beans.put("liveoddsPartnerTokenProvider", tokens);
         beans.put("liveoddsBooking", booking);
         beans.put("liveoddsLiveMatches", liveMatches);
         beans.put("liveoddsHeartbeats", heartbeats);
-        beans.put("liveoddsDelivery", queues);
-        beans.put("liveoddsPushAttempt", attempt);
-        beans.put("liveoddsPushVerdict", verdict);
-        beans.put("liveoddsRetryWait", retryWait);
+        beans.put("liveoddsPushes", pushes);
         beans.put("liveoddsDeliveryGauges", gauges);
         beans.forEach((name, bean) -> registry.bind(name + s, bean));
-        deliveries.add(p.name(), queues, booking, health, verdict, partnerMeters);
-        return new Kit(p, health, tokens, http, connections, threads, queues, retryWait, gauges, liveMatches, booking);
+        deliveries.add(p.name(), QUEUE + s, booking, health, pushes, liveMatches, partnerMeters);
+        return new Kit(p, health, tokens, http, connections, queue, gauges, liveMatches, booking);
     }
 
     private synchronized void addRoutes() throws Exception {
@@ -274,6 +248,8 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
                         .parameter("partner", p.name())
                         .parameter("partnerId", p.id())
                         .parameter("baseUrl", p.baseUrl())
+                        .parameter("maxInFlight", p.maxInFlight())
+                        .parameter("queueSize", queueShare)
                         .add());
             }
             ids.add(addSourceRoute(p));
@@ -333,19 +309,10 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
     }
 
     @Override
-    protected void doStart() throws Exception {
-        for (Kit kit : kits) {
-            ServiceHelper.startService(kit.queues(), kit.retryWait());
-        }
-    }
-
-    @Override
     protected void doStop() throws Exception {
         for (Kit kit : kits) {
-            ServiceHelper.stopService(kit.queues(), kit.retryWait());
             kit.tokens().stop();
             kit.http().stop();
-            kit.threads().shutdown();
             kit.connections().close();
         }
     }
@@ -361,8 +328,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
     }
 
     private record Kit(PartnerSettings settings, PartnerHealth health, PartnerTokenProvider tokens, PartnerHttp http,
-                       PoolingHttpClientConnectionManager connections, ExecutorService threads, MatchQueues queues,
-                       RetryWait retryWait, DeliveryGauges gauges,
+                       PoolingHttpClientConnectionManager connections, KeyedQueueEndpoint queue, DeliveryGauges gauges,
                        LiveMatches liveMatches, Booking booking) {
     }
 }

@@ -1,5 +1,7 @@
 package com.liveodds.push.delivery;
 
+import com.liveodds.push.queue.KeyedQueueEndpoint;
+
 import java.time.Duration;
 import java.time.Instant;
 
@@ -18,12 +20,12 @@ import org.apache.camel.CamelContext;
 public class DeliveryGauges {
 
     private final LiveMatches liveMatches;
-    private final MatchQueues queues;
+    private final KeyedQueueEndpoint queue;
     private volatile Meters meters;
 
-    public DeliveryGauges(LiveMatches liveMatches, MatchQueues queues) {
+    public DeliveryGauges(LiveMatches liveMatches, KeyedQueueEndpoint queue) {
         this.liveMatches = liveMatches;
-        this.queues = queues;
+        this.queue = queue;
     }
 
     /** The meter registry of the bundle ({@code liveoddsMeters}, its partner's view). */
@@ -44,12 +46,12 @@ public class DeliveryGauges {
                 .description("matches that get heartbeats").tags(tags).register(registry);
         Gauge.builder("liveodds.matches.retrying", liveMatches, LiveMatches::retryingCount)
                 .description("matches whose oldest message failed and waits for another attempt").tags(tags).register(registry);
-        // counted by the queues when it happens; registered here so that it reads 0 before the first time
+        // counted by liveoddsDeliveries when it happens; registered here so that it reads 0 before the first time
         DeliveryMeters.superseded(registry, tags);
     }
 
     private double oldestUndeliveredSeconds() {
-        Instant oldest = queues.oldestUndelivered();
+        Instant oldest = queue.getOldest();
         return oldest == null ? 0 : Math.max(0, Duration.between(oldest, Instant.now()).toMillis() / 1000.0);
     }
 }

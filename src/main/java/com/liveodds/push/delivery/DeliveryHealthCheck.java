@@ -1,5 +1,7 @@
 package com.liveodds.push.delivery;
 
+import com.liveodds.push.queue.KeyedQueueEndpoint;
+
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -12,10 +14,10 @@ import org.apache.camel.impl.health.AbstractHealthCheck;
  */
 public class DeliveryHealthCheck extends AbstractHealthCheck {
 
-    private final Map<String, MatchQueues> queues;
+    private final Map<String, KeyedQueueEndpoint> queues;
 
-    /** @param queues each partner's queues by name ("" for the single partner of {@code liveodds.partner.*}) */
-    public DeliveryHealthCheck(Map<String, MatchQueues> queues) {
+    /** @param queues each partner's queue by name ("" for the single partner of {@code liveodds.partner.*}) */
+    public DeliveryHealthCheck(Map<String, KeyedQueueEndpoint> queues) {
         super("liveodds", "delivery");
         this.queues = new LinkedHashMap<>(queues);
     }
@@ -33,8 +35,8 @@ public class DeliveryHealthCheck extends AbstractHealthCheck {
 
     @Override
     protected void doCall(HealthCheckResultBuilder builder, Map<String, Object> options) {
-        for (Map.Entry<String, MatchQueues> partner : queues.entrySet()) {
-            Error fatal = partner.getValue().fatalError();
+        for (Map.Entry<String, KeyedQueueEndpoint> partner : queues.entrySet()) {
+            Error fatal = partner.getValue().getFatalError();
             if (fatal != null) {
                 String whose = partner.getKey().isEmpty() ? "delivery" : "delivery to partner " + partner.getKey();
                 builder.message(whose + " failed with " + fatal.getClass().getSimpleName() + "; restart the service").down();

@@ -6,19 +6,13 @@ import com.liveodds.push.partner.PartnerAnswer;
 import org.apache.camel.Exchange;
 
 /**
- * The progress of one push through its attempts; lives in the exchange variable {@value #VARIABLE} while the push
- * route runs, and tells the route what comes next ({@value #AGAIN}, {@value #OUTCOME}).
+ * The progress of one push through its attempts: what the dead letters, the HTTP source's receipt, replay and the
+ * status report read of it. Lives in the exchange variable {@value #VARIABLE} while the push is queued; the push route
+ * decides what comes next, this only records it.
  */
 public class DeliveryState {
 
     public static final String VARIABLE = "delivery";
-    /** Boolean variable: another attempt is due (the loop condition of the push route). */
-    public static final String AGAIN = "again";
-    /**
-     * String variable: {@code delivered}, {@code dead_lettered}, {@code handed_back}, {@code failed} or
-     * {@code superseded} once the push has ended.
-     */
-    public static final String OUTCOME = "outcome";
 
     /**
      * FAILED: a heartbeat that got no 2xx (never retried). SUPERSEDED: a snapshot of its match came in first; the
@@ -33,16 +27,10 @@ public class DeliveryState {
     private final Instant firstAttemptAt;
     private int attempts;
     private boolean renewedFor401;
-    private Outcome outcome;
+    private volatile Outcome outcome;
     private long delayMillis;
-    private int lastStatus;
-    private String lastResponseBody;
-    private String lastError;
+    private PartnerAnswer last = new PartnerAnswer(0, null, null, null, null, false);
     private String reason;
-    /** A later snapshot of the match came in: no further attempt, and a failed one is not retried. */
-    private volatile boolean superseded;
-    /** What ends the push's wait at once when it is superseded meanwhile (see {@link #whenSuperseded}). */
-    private Runnable onSuperseded;
 
     public DeliveryState(Push push, Instant firstAttemptAt) {
         this.push = push;
@@ -61,10 +49,6 @@ public class DeliveryState {
 
     public Push getPush() {
         return push;
-    }
-
-    public boolean isAgain() {
-        return outcome == null;
     }
 
     public boolean isDelivered() {
@@ -98,15 +82,23 @@ public class DeliveryState {
     }
 
     public int getLastStatus() {
-        return lastStatus;
+        return last.status();
     }
 
     public String getLastResponseBody() {
-        return lastResponseBody;
+        return last.body();
     }
 
     public String getLastError() {
-        return lastError;
+        return last.error();
+    }
+
+    String getLastRetryAfter() {
+        return last.retryAfter();
+    }
+
+    String getLastLocation() {
+        return last.location();
     }
 
     public Instant getFirstAttemptAt() {
@@ -115,7 +107,7 @@ public class DeliveryState {
 
     /** What became of the push so far, as those outside delivery see it (dead letters, the HTTP receipt, replay). */
     public PushOutcome getResult() {
-        return new PushOutcome(push, getOutcome(), reason, attempts, lastStatus, lastResponseBody, lastError, firstAttemptAt);
+        return new PushOutcome(push, getOutcome(), reason, attempts, last.status(), last.body(), last.error(), firstAttemptAt);
     }
 
     boolean isRenewedFor401() {
@@ -126,54 +118,13 @@ public class DeliveryState {
         return outcome;
     }
 
-    /** Marked by a later snapshot of its match (the push may still end delivered if its attempt was on the wire). */
-    public boolean isSuperseded() {
-        return superseded;
-    }
-
-    /**
-     * A later snapshot of the match came in: the push is not to be tried again. A wait registered with
-     * {@link #whenSuperseded} ends now, on the calling thread.
-     */
-    void supersede() {
-        Runnable end;
-        synchronized (this) {
-            if (superseded) {
-                return;
-            }
-            superseded = true;
-            end = onSuperseded;
-            onSuperseded = null;
-        }
-        if (end != null) {
-            end.run();
-        }
-    }
-
-    /**
-     * The seam for a push waiting out a back-off: {@code end} runs once if the push is superseded during the wait (at
-     * once if it already is). The next wait's registration replaces it; running it after its wait ended must be
-     * harmless.
-     */
-    void whenSuperseded(Runnable end) {
-        synchronized (this) {
-            if (!superseded) {
-                onSuperseded = end;
-                return;
-            }
-        }
-        end.run();
-    }
-
     void attemptStarted() {
         attempts++;
         delayMillis = 0;
     }
 
     void answered(PartnerAnswer answer) {
-        lastStatus = answer.status();
-        lastResponseBody = answer.body();
-        lastError = answer.error();
+        last = answer;
     }
 
     void end(Outcome outcome, String reason) {
@@ -182,16 +133,15 @@ public class DeliveryState {
         this.delayMillis = 0;
     }
 
+    /** Ends it as the queue ended it, unless a step of the push route already said how. */
+    void endIfOpen(Outcome outcome, String reason) {
+        if (this.outcome == null) {
+            end(outcome, reason);
+        }
+    }
+
     void retryIn(long delayMillis, boolean after401) {
         this.delayMillis = delayMillis;
         this.renewedFor401 |= after401;
-    }
-
-    /** Writes what the push route reads next. */
-    void publish(Exchange exchange) {
-        exchange.setVariable(AGAIN, isAgain());
-        if (outcome != null) {
-            exchange.setVariable(OUTCOME, getOutcome());
-        }
     }
 }

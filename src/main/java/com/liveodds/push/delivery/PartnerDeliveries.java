@@ -1,5 +1,6 @@
 package com.liveodds.push.delivery;
 
+import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,9 +9,15 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.liveodds.push.heartbeat.LiveMatches;
 import com.liveodds.push.ops.Meters;
 import com.liveodds.push.partner.Booking;
 import com.liveodds.push.partner.PartnerHealth;
+import com.liveodds.push.queue.KeyedQueueConstants;
+import com.liveodds.push.queue.QueueFull;
 import io.micrometer.core.instrument.Counter;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.AsyncProcessor;
@@ -18,25 +25,31 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangePattern;
+import org.apache.camel.Message;
 import org.apache.camel.Producer;
 import org.apache.camel.spi.ReactiveExecutor;
 import org.apache.camel.support.AsyncProcessorConverterHelper;
 import org.apache.camel.support.AsyncProcessorSupport;
+import org.apache.camel.support.SynchronizationAdapter;
 
 /**
- * Hands an accepted push to the delivery of each partner that has its match booked (contract section 16). A source
- * instantiated per partner (its own Kafka group, JMS queue or inbox progress) names its partner in the exchange
- * variable {@value #PARTNER}: the push goes to that partner's queues only. A source shared by all partners (the HTTP
+ * Hands an accepted push (or a heartbeat) to the queue of each partner that has its match booked (contract section
+ * 16): {@code liveoddsQueue:liveodds-push[-N]}, keyed by match, the queue the partner's push route consumes. It marks
+ * what the queue reads (the key; odds are supersedable, an odds snapshot supersedes) and keeps the partner's count of
+ * its matches' pushes, waiting and done ({@link LiveMatches}, the superseded counter) as each push ends.
+ * <p>
+ * A source instantiated per partner (its own Kafka group, JMS queue or inbox progress) names its partner in the exchange
+ * variable {@value #PARTNER}: the push goes to that partner's queue only. A source shared by all partners (the HTTP
  * source, a replay of a rejected message) names none: each booked partner gets the push, and the caller gets its
  * exchange back once every one of them has delivered, superseded or dead-lettered it (failed, so that the source keeps
  * it, if any partner handed it back), with each partner's outcome in {@link PushOutcome#BY_PARTNER}. A push for no
  * booked partner ends at once, counted as not booked ({@code liveodds_messages_not_booked_total}).
  * <p>
  * A caller that keeps no backlog (variable {@value #NO_BACKLOG}: the HTTP source, whose producer waits on its
- * connection) is never held by one partner: a partner that is down (readiness) or whose queues are full gets the push
+ * connection) is never held by one partner: a partner that is down (readiness) or whose queue is full gets the push
  * dead-lettered for it at once ({@code direct:liveodds-dead-letter-at-once}), replayable to it, while the others
  * deliver it; a push already queued for a partner that goes down is dead-lettered at its next failed attempt
- * ({@link PushVerdict}) instead of retried for up to {@code liveodds.delivery.max-elapsed}.
+ * ({@link PartnerPushes#retry}) instead of retried for up to {@code liveodds.delivery.max-elapsed}.
  */
 public class PartnerDeliveries extends AsyncProcessorSupport implements CamelContextAware {
 
@@ -45,14 +58,20 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
     /** Exchange variable, true: the caller keeps no backlog of its own (see above). */
     public static final String NO_BACKLOG = "liveoddsNoBacklog";
     static final String DEAD_LETTER_AT_ONCE = "direct:liveodds-dead-letter-at-once";
+    private static final String ODDS = "odds";
+    private static final JsonFactory JSON = new JsonFactory();
 
     private final Map<String, Partner> partners = new LinkedHashMap<>();
     private CamelContext context;
     private volatile AsyncProcessor deadLetterAtOnce;
 
-    /** Adds a partner ({@code name} empty for the single partner of {@code liveodds.partner.*}). */
-    public void add(String name, MatchQueues queues, Booking booking, PartnerHealth health, PushVerdict verdict, Meters meters) {
-        partners.put(name, new Partner(name, queues, booking, health, verdict, meters));
+    /**
+     * Adds a partner ({@code name} empty for the single partner of {@code liveodds.partner.*}) whose push route consumes
+     * {@code queueUri}.
+     */
+    public void add(String name, String queueUri, Booking booking, PartnerHealth health, PartnerPushes pushes,
+                    LiveMatches liveMatches, Meters meters) {
+        partners.put(name, new Partner(name, queueUri, booking, health, pushes, liveMatches, meters));
     }
 
     /**
@@ -87,7 +106,7 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
                 callback.done(true);
                 return true;
             }
-            return partner.queues.process(exchange, callback);
+            return partner.enqueue(exchange, push, false, callback);
         }
         return fanOut(exchange, push, callback);
     }
@@ -135,16 +154,23 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
                     callback.done(false);
                 }
             };
-            copy.setVariable(PushVerdict.DEAD_LETTER_WHEN_DOWN, noBacklog);
+            copy.setVariable(PartnerPushes.DEAD_LETTER_WHEN_DOWN, noBacklog);
             if (!noBacklog) {
-                // the copy's push route runs now, up to its first asynchronous step, not queued behind the caller's work:
-                // a caller that then blocks for its answer (replay) would hold the copies queued on its own thread
-                reactive.scheduleSync(() -> partner.queues.process(copy, settled));
+                // queued now, not behind the caller's work: a caller that then blocks for its answer (replay) would hold
+                // the copies queued on its own thread
+                reactive.scheduleSync(() -> partner.enqueue(copy, push, false, settled));
             } else if (!partner.health.isUp()) {
                 deadLetterAtOnce(copy, partner, "partner " + partner.name + " is down (readiness) and the source keeps no backlog", settled);
-            } else if (!partner.queues.offer(copy, settled)) {
-                deadLetterAtOnce(copy, partner, "the delivery queues of partner " + partner.name
-                        + " are full (liveodds.delivery.queue-size) and the source keeps no backlog", settled);
+            } else {
+                partner.enqueue(copy, push, true, doneSync -> {
+                    if (copy.getException() instanceof QueueFull) {
+                        copy.setException(null);
+                        deadLetterAtOnce(copy, partner, "the delivery queue of partner " + partner.name
+                                + " is full (liveodds.delivery.queue-size) and the source keeps no backlog", settled);
+                    } else {
+                        settled.done(doneSync);
+                    }
+                });
             }
         }
         return false;
@@ -155,8 +181,7 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
         DeliveryState state = new DeliveryState(copy.getMessage().getBody(Push.class), Instant.now());
         state.end(DeliveryState.Outcome.DEAD_LETTERED, reason);
         copy.setVariable(DeliveryState.VARIABLE, state);
-        state.publish(copy);
-        partner.verdict.deadLetteredAtOnce(state.getPush(), reason);
+        partner.pushes.deadLetteredAtOnce(state.getPush(), reason);
         try {
             deadLetterAtOnce().process(copy, settled);
         } catch (RuntimeException e) {
@@ -171,18 +196,45 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
         return state.getResult();
     }
 
+    /** An {@code odds} message whose top-level {@code odds_type} is {@code snapshot}; reads no further than that. */
+    static boolean isSnapshot(Push push) {
+        if (!ODDS.equals(push.messageType())) {
+            return false;
+        }
+        try (JsonParser parser = JSON.createParser(push.json())) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                return false;
+            }
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                JsonToken value = parser.nextToken();
+                if ("odds_type".equals(field)) {
+                    return value == JsonToken.VALUE_STRING && "snapshot".equals(parser.getText());
+                }
+                parser.skipChildren();
+            }
+            return false;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     private AsyncProcessor deadLetterAtOnce() {
         AsyncProcessor route = deadLetterAtOnce;
         if (route == null) {
-            try {
-                Producer producer = context.getEndpoint(DEAD_LETTER_AT_ONCE).createAsyncProducer();
-                producer.start();
-                deadLetterAtOnce = route = AsyncProcessorConverterHelper.convert(producer);
-            } catch (Exception e) {
-                throw new IllegalStateException("cannot send to " + DEAD_LETTER_AT_ONCE, e);
-            }
+            deadLetterAtOnce = route = producer(context, DEAD_LETTER_AT_ONCE);
         }
         return route;
+    }
+
+    private static AsyncProcessor producer(CamelContext context, String uri) {
+        try {
+            Producer producer = context.getEndpoint(uri).createAsyncProducer();
+            producer.start();
+            return AsyncProcessorConverterHelper.convert(producer);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot send to " + uri, e);
+        }
     }
 
     @Override
@@ -195,23 +247,62 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
         return context;
     }
 
-    /** A partner's delivery; its not-booked counter is made on first use, once the meter registry is there. */
-    private static final class Partner {
+    /** A partner's queue; its producers and not-booked counter are made on first use, once the context runs. */
+    private final class Partner {
         private final String name;
-        private final MatchQueues queues;
+        private final String queueUri;
         private final Booking booking;
         private final PartnerHealth health;
-        private final PushVerdict verdict;
+        private final PartnerPushes pushes;
+        private final LiveMatches liveMatches;
         private final Meters meters;
+        private volatile AsyncProcessor queue;
+        private volatile AsyncProcessor queueNoWait;
         private volatile Counter notBooked;
+        private volatile Counter superseded;
 
-        Partner(String name, MatchQueues queues, Booking booking, PartnerHealth health, PushVerdict verdict, Meters meters) {
+        Partner(String name, String queueUri, Booking booking, PartnerHealth health, PartnerPushes pushes,
+                LiveMatches liveMatches, Meters meters) {
             this.name = name;
-            this.queues = queues;
+            this.queueUri = queueUri;
             this.booking = booking;
             this.health = health;
-            this.verdict = verdict;
+            this.pushes = pushes;
+            this.liveMatches = liveMatches;
             this.meters = meters;
+        }
+
+        /**
+         * Into the partner's queue, keyed by match. {@code noWait}: a full queue refuses the push at once (QueueFull)
+         * rather than blocking the caller; a heartbeat never waits for a place either.
+         */
+        boolean enqueue(Exchange exchange, Push push, boolean noWait, AsyncCallback callback) {
+            Message message = exchange.getMessage();
+            boolean odds = ODDS.equals(push.messageType());
+            message.setHeader(KeyedQueueConstants.KEY, push.matchId());
+            message.setHeader(KeyedQueueConstants.SUPERSEDABLE, odds);
+            message.setHeader(KeyedQueueConstants.SUPERSEDES, odds && isSnapshot(push));
+            exchange.getExchangeExtension().addOnCompletion(new Track(push));
+            if (!push.isHeartbeat()) {
+                liveMatches.enqueued(push.matchId());
+            }
+            return (noWait || push.isHeartbeat() ? queueNoWait() : queue()).process(exchange, callback);
+        }
+
+        private AsyncProcessor queue() {
+            AsyncProcessor q = queue;
+            if (q == null) {
+                queue = q = producer(context, queueUri);
+            }
+            return q;
+        }
+
+        private AsyncProcessor queueNoWait() {
+            AsyncProcessor q = queueNoWait;
+            if (q == null) {
+                queueNoWait = q = producer(context, queueUri + "?blockWhenFull=false");
+            }
+            return q;
         }
 
         Counter notBooked() {
@@ -222,6 +313,40 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
                         .register(meters.registry());
             }
             return c;
+        }
+
+        private Counter superseded() {
+            Counter c = superseded;
+            if (c == null) {
+                superseded = c = DeliveryMeters.superseded(meters.registry(), meters.tags());
+            }
+            return c;
+        }
+
+        /** The end of one push or heartbeat in the partner's queue, however it ended: its match's count goes on. */
+        private final class Track extends SynchronizationAdapter {
+            private final Push push;
+
+            Track(Push push) {
+                this.push = push;
+            }
+
+            @Override
+            public void onDone(Exchange done) {
+                DeliveryState state = DeliveryState.of(done, Instant.now());
+                if (Boolean.TRUE.equals(done.getProperty(KeyedQueueConstants.SUPERSEDED, Boolean.class))) {
+                    state.endIfOpen(DeliveryState.Outcome.SUPERSEDED, DeliveryState.SUPERSEDED_REASON);
+                    superseded().increment();
+                } else if (done.isFailed()) {
+                    Exception why = done.getException();
+                    state.endIfOpen(DeliveryState.Outcome.HANDED_BACK, why == null ? "failed" : why.getMessage());
+                }
+                if (push.isHeartbeat()) {
+                    liveMatches.heartbeatFinished(push.matchId());
+                } else {
+                    liveMatches.finished(push.matchId(), state.isDelivered());
+                }
+            }
         }
     }
 }

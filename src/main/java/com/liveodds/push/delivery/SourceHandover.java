@@ -1,6 +1,7 @@
 package com.liveodds.push.delivery;
 
 import org.apache.camel.Exchange;
+import org.apache.camel.Predicate;
 import org.apache.camel.support.SynchronizationAdapter;
 
 /**
@@ -29,6 +30,9 @@ public interface SourceHandover {
 
     /** Neither delivered nor dead-lettered (shutdown, withdrawn, a failure): the source keeps it for later. */
     void handBack(String why);
+
+    /** Whether the source of the message in the exchange withdrew it (the queue's {@code handBackWhen}). */
+    Predicate WITHDRAWN = exchange -> of(exchange).isWithdrawn();
 
     /** For sources whose acknowledgement is the end of their Camel exchange itself (file, HTTP, replay). */
     SourceHandover NONE = new SourceHandover() {

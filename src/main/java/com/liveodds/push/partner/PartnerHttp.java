@@ -116,47 +116,9 @@ public class PartnerHttp implements HttpClientConfigurer {
                 .build();
     }
 
-    /**
-     * The threads of the requests on the wire: camel-http blocks while one is, so a route hands each attempt to one of
-     * these ({@code threads} step) and the caller's thread stays free. At most max-in-flight of them, and a new one only
-     * when none is idle (a plain pool of max-in-flight core threads starts one per attempt until it is full: 256 per
-     * partner, most of them idle, measured in the 16-partner bench); more attempts wait in the queue, holding no thread.
-     */
-    public ExecutorService threads() {
-        AtomicInteger count = new AtomicInteger();
-        IdleFirst queue = new IdleFirst();
-        return new ThreadPoolExecutor(0, maxInFlight, 60, TimeUnit.SECONDS, queue, r -> {
-            Thread t = new Thread(r, "liveodds-partner-" + count.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        }, (task, pool) -> {
-            if (pool.isShutdown()) {
-                throw new RejectedExecutionException("the partner's threads are stopped");
-            }
-            queue.waitForAThread(task);
-        });
-    }
-
-    /** Hands a task to an idle thread, else lets the pool start one; once all are busy, it waits here for one. */
-    private static final class IdleFirst extends LinkedTransferQueue<Runnable> {
-        @Override
-        public boolean offer(Runnable task) {
-            return tryTransfer(task);
-        }
-
-        void waitForAThread(Runnable task) {
-            super.offer(task);
-        }
-    }
-
     /** {@link #connectionManager()} of this configuration, as a static factory for routes/beans.yaml. */
     public static PoolingHttpClientConnectionManager connectionsOf(PartnerHttp http) {
         return http.connectionManager();
-    }
-
-    /** {@link #threads()} of this configuration, as a static factory for routes/beans.yaml. */
-    public static ExecutorService threadsOf(PartnerHttp http) {
-        return http.threads();
     }
 
     /** A {@code liveoddsHttp} component outside a route file (plain Java, tests), configured as routes/beans.yaml does. */

@@ -108,34 +108,48 @@ final class KeyedQueue {
         if (id == null) {
             throw new IllegalArgumentException("liveoddsQueue:" + name + " needs the header " + KeyedQueueConstants.KEY);
         }
-        Entry entry = new Entry(exchange, ended,
+        Entry entry = new Entry(id, exchange, ended,
                 exchange.getExchangeExtension().handoverCompletions(),
                 Boolean.TRUE.equals(exchange.getMessage().getHeader(KeyedQueueConstants.SUPERSEDES, Boolean.class)),
                 Boolean.TRUE.equals(exchange.getMessage().getHeader(KeyedQueueConstants.SUPERSEDABLE, Boolean.class)));
         List<Entry> superseded = new ArrayList<>();
-        List<Key> start;
+        List<Key> start = List.of();
+        RuntimeException refused = null;
         lock.lock();
         try {
             if (supersede && entry.supersedes) {
                 // frees the places of what it supersedes first: a queue full of them would otherwise never let it in
                 takeSuperseded(keys.get(id), superseded);
             }
-            awaitRoom(block);
-            held++;
-            Key key = keys.computeIfAbsent(id, Key::new);
-            if (supersede && entry.supersedes) {
-                takeSuperseded(key, superseded);
+            try {
+                awaitRoom(block);
+            } catch (RuntimeException e) {
+                refused = e;
             }
-            key.waiting.add(entry);
-            if (key.current == null) {
-                key.current = key.waiting.poll();
-                ready.add(key);
+            if (refused == null) {
+                held++;
+                Key key = keys.computeIfAbsent(id, Key::new);
+                if (supersede && entry.supersedes) {
+                    // and what came in while it waited for a place
+                    takeSuperseded(key, superseded);
+                }
+                key.waiting.add(entry);
+                if (key.current == null) {
+                    key.current = key.waiting.poll();
+                    ready.add(key);
+                }
+                start = startable();
             }
-            start = startable();
         } finally {
             lock.unlock();
         }
         superseded.forEach(e -> end(e, Ending.SUPERSEDED, null));
+        if (refused != null) {
+            // not taken: it ends here, failed, so its source keeps the message
+            exchange.setException(refused);
+            UnitOfWorkHelper.doneSynchronizations(exchange, entry.completions);
+            throw refused;
+        }
         start.forEach(this::submit);
     }
 
@@ -166,8 +180,7 @@ final class KeyedQueue {
         }
         key.waiting.removeIf(waiter -> waiter.supersedable && into.add(waiter));
         Entry current = key.current;
-        if (current != null && current.supersedable && !current.superseded) {
-            current.superseded = true;
+        if (current != null && current.supersedable && current.superseded.compareAndSet(false, true)) {
             if (current.wait != null && current.wait.cancel(false)) {
                 // waiting out a retry delay: it ends at its key's next turn, at once, unrun
                 current.wait = null;
@@ -222,7 +235,7 @@ final class KeyedQueue {
         } finally {
             lock.unlock();
         }
-        if (entry.superseded) {
+        if (entry.superseded.get()) {
             // superseded before its turn or during its retry delay: it ends unrun
             return finish(key, entry, Ending.SUPERSEDED, null);
         }
@@ -255,7 +268,7 @@ final class KeyedQueue {
             }
             return finish(key, entry, Ending.DONE, null);
         }
-        if (entry.superseded) {
+        if (entry.superseded.get()) {
             return finish(key, entry, Ending.SUPERSEDED, null);
         }
         exchange.setException(null);
@@ -311,6 +324,10 @@ final class KeyedQueue {
         if (ending == Ending.FAILED || ending == Ending.HANDED_BACK) {
             takenBack = new ArrayList<>(key.waiting);
             key.waiting.clear();
+        }
+        if (ending == Ending.FAILED) {
+            LOG.warn("liveoddsQueue:{}: an exchange of key {} failed ({}); it and the {} queued behind it go back to their"
+                    + " sources", name, key.id, entry.exchange.getException(), takenBack.size());
         }
         key.current = key.waiting.poll();
         if (key.current != null) {
@@ -433,7 +450,7 @@ final class KeyedQueue {
             }
             entry.wait = null;
             delayed.remove(entry);
-            key = keys.get(entry.exchange.getMessage().getHeader(KeyedQueueConstants.KEY));
+            key = keys.get(entry.key);
             if (key == null || key.current != entry) {
                 return;
             }
@@ -570,14 +587,18 @@ final class KeyedQueue {
     /** What a run left that is no part of the next one. */
     private static void prepareRun(Exchange exchange) {
         exchange.setException(null);
+        // the error handler's marks of the last run: with FAILURE_HANDLED left, it would take the next failure as handled
         exchange.removeProperty(ExchangePropertyKey.EXCEPTION_CAUGHT);
+        exchange.removeProperty(ExchangePropertyKey.EXCEPTION_HANDLED);
         exchange.removeProperty(ExchangePropertyKey.FAILURE_ENDPOINT);
         exchange.removeProperty(ExchangePropertyKey.FAILURE_ROUTE_ID);
+        exchange.removeProperty(ExchangePropertyKey.UNIT_OF_WORK_EXHAUSTED);
         exchange.setRouteStop(false);
         exchange.setRollbackOnly(false);
         exchange.setRollbackOnlyLast(false);
         exchange.getExchangeExtension().setErrorHandlerHandled(null);
         exchange.getExchangeExtension().setRedeliveryExhausted(false);
+        exchange.getExchangeExtension().setFailureHandled(false);
     }
 
     private static RetryLater retryOf(Throwable failure) {
@@ -607,6 +628,7 @@ final class KeyedQueue {
     }
 
     private static final class Entry {
+        private final Object key;
         private final Exchange exchange;
         private final AsyncCallback producer;
         private final List<Synchronization> completions;
@@ -614,17 +636,19 @@ final class KeyedQueue {
         private final boolean supersedable;
         private final long since = System.currentTimeMillis();
         private final AtomicBoolean ended = new AtomicBoolean();
-        private volatile boolean superseded;
+        private final AtomicBoolean superseded = new AtomicBoolean();
         /** Under the lock: its retry delay, while it waits one out. */
         private ScheduledFuture<?> wait;
 
-        Entry(Exchange exchange, AsyncCallback producer, List<Synchronization> completions, boolean supersedes,
+        Entry(Object key, Exchange exchange, AsyncCallback producer, List<Synchronization> completions, boolean supersedes,
               boolean supersedable) {
+            this.key = key;
             this.exchange = exchange;
             this.producer = producer;
             this.completions = completions;
             this.supersedes = supersedes;
             this.supersedable = supersedable;
+            exchange.setProperty(KeyedQueueConstants.SUPERSEDED_MARK, superseded);
         }
     }
 

@@ -12,6 +12,13 @@ public final class KeyedQueueConstants {
     /** Exchange property, true: the exchange ended superseded (completed, never run, or not run again). */
     public static final String SUPERSEDED = "CamelLiveoddsSuperseded";
 
+    /**
+     * Exchange property, an {@code AtomicBoolean} the queue sets in the exchanges it holds: true once a later exchange of
+     * the key superseded it. A route that would give up on a superseded exchange (dead-letter it) throws
+     * {@link RetryLater} instead, and the queue ends it superseded.
+     */
+    public static final String SUPERSEDED_MARK = "CamelLiveoddsSupersededMark";
+
     private KeyedQueueConstants() {
     }
 }

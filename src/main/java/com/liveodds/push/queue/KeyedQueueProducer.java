@@ -29,8 +29,7 @@ final class KeyedQueueProducer extends DefaultAsyncProducer {
         try {
             endpoint.queue().offer(copy, endpoint.isBlockWhenFull(), ended);
         } catch (RuntimeException refused) {
-            // not taken: the completions go back to the caller's exchange, which fails
-            copy.getExchangeExtension().handoverCompletions(exchange);
+            // not taken: the copy ended failed (its source keeps the message), and the caller hears why
             exchange.setException(refused);
             callback.done(true);
             return true;

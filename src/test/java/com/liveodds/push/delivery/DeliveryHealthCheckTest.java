@@ -3,15 +3,13 @@ package com.liveodds.push.delivery;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import com.liveodds.push.heartbeat.LiveMatches;
+import com.liveodds.push.queue.KeyedQueueComponent;
+import com.liveodds.push.queue.KeyedQueueConstants;
+import com.liveodds.push.queue.KeyedQueueEndpoint;
 import org.apache.camel.CamelContext;
-import org.apache.camel.Exchange;
-import org.apache.camel.ExchangePattern;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.health.HealthCheck;
 import org.apache.camel.health.HealthCheckResultBuilder;
@@ -21,41 +19,37 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Liveness check {@code delivery} over every partner's queues (contract 16): an Error in one partner's delivery turns
+ * Liveness check {@code delivery} over every partner's queue (contract 16): an Error in one partner's delivery turns
  * it DOWN and names that partner; the single partner's message is as it always was.
  */
 class DeliveryHealthCheckTest {
 
-    private final ShutdownGate gate = new ShutdownGate();
-    private final Map<String, MatchQueues> queues = new LinkedHashMap<>();
+    private final Map<String, KeyedQueueEndpoint> queues = new LinkedHashMap<>();
     private CamelContext context;
 
     @BeforeEach
     void start() throws Exception {
         context = new DefaultCamelContext();
-        gate.setCamelContext(context);
-        gate.start();
-        for (String partner : new String[] {"a", "b"}) {
-            MatchQueues q = new MatchQueues(new LiveMatches(), gate);
-            q.setCamelContext(context);
-            q.setPushUri("direct:push-" + partner);
-            queues.put(partner, q);
-        }
+        context.getRegistry().bind("liveoddsQueue", new KeyedQueueComponent());
         context.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
-                from("direct:push-a").log("pushed to a");
+                from("liveoddsQueue:push-a").log("pushed to a");
                 // what a delivery worker meets when the JVM is in trouble
-                from("direct:push-b").process(e -> e.setException(new OutOfMemoryError("test: no heap left")));
+                from("liveoddsQueue:push-b").process(e -> {
+                    throw new OutOfMemoryError("test: no heap left");
+                });
             }
         });
         context.start();
+        for (String partner : new String[] {"a", "b"}) {
+            queues.put(partner, context.getEndpoint("liveoddsQueue:push-" + partner, KeyedQueueEndpoint.class));
+        }
     }
 
     @AfterEach
     void stop() {
         context.stop();
-        gate.stop();
     }
 
     @Test
@@ -63,10 +57,11 @@ class DeliveryHealthCheckTest {
         DeliveryHealthCheck check = new DeliveryHealthCheck(queues);
         assertThat(call(check).getState()).isEqualTo(HealthCheck.State.UP);
 
-        push(queues.get("a"));
+        push("a");
+        await().until(() -> queues.get("a").getHeld() == 0);
         assertThat(call(check).getState()).as("a delivers").isEqualTo(HealthCheck.State.UP);
-        push(queues.get("b"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> queues.get("b").fatalError() != null);
+        push("b");
+        await().until(() -> queues.get("b").getFatalError() != null);
 
         HealthCheck.Result down = call(check);
         assertThat(down.getState()).isEqualTo(HealthCheck.State.DOWN);
@@ -79,15 +74,13 @@ class DeliveryHealthCheckTest {
     @Test
     void theSinglePartnersMessageStaysAsItWas() {
         DeliveryHealthCheck check = new DeliveryHealthCheck(Map.of("", queues.get("b")));
-        push(queues.get("b"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> queues.get("b").fatalError() != null);
+        push("b");
+        await().until(() -> queues.get("b").getFatalError() != null);
         assertThat(call(check).getMessage()).hasValue("delivery failed with OutOfMemoryError; restart the service");
     }
 
-    private void push(MatchQueues q) {
-        Exchange exchange = context.getEndpoint("direct:push-a").createExchange(ExchangePattern.InOut);
-        exchange.getMessage().setBody(new Push("m-1", "match:1", "odds", "{}", "{}", Instant.now()));
-        q.process(exchange, doneSync -> { });
+    private void push(String partner) {
+        context.createProducerTemplate().sendBodyAndHeader("liveoddsQueue:push-" + partner, "{}", KeyedQueueConstants.KEY, "match:1");
     }
 
     private static HealthCheck.Result call(DeliveryHealthCheck check) {

@@ -48,6 +48,20 @@ class KeyedQueueComponentTest {
         context.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
+                // as the push route does: a failure to reach the partner goes on to the verdict, which asks for a retry
+                from("liveoddsQueue:flaky").routeId("flaky")
+                        .onException(java.io.IOException.class).continued(true).end()
+                        .process(e -> {
+                            runs.add("flaky");
+                            if (runs.size() < 3) {
+                                throw new java.io.IOException("connection reset");
+                            }
+                        })
+                        .process(e -> {
+                            if (e.getProperty(org.apache.camel.ExchangePropertyKey.EXCEPTION_CAUGHT) != null) {
+                                throw new RetryLater(Duration.ZERO, "no answer");
+                            }
+                        });
                 from("liveoddsQueue:q?maxInFlight=4&size=8&supersede=true&handBackWhen=#bean:withdrawn")
                         .routeId("consumer")
                         .process(e -> run(e.getMessage().getBody(String.class)));
@@ -143,6 +157,14 @@ class KeyedQueueComponentTest {
         await().until(() -> ends.containsKey("a2"));
         assertThat(runs).containsExactly("a1", "a1", "a1", "a2");
         assertThat(ends).containsEntry("a1", "acked").containsEntry("a2", "acked");
+    }
+
+    @Test
+    void theRouteHandlesTheFailureOfEachRunAsItsFirst() {
+        send("liveoddsQueue:flaky", "a", "f1", false, false);
+        await().until(() -> ends.containsKey("f1"));
+        assertThat(ends).containsEntry("f1", "acked");
+        assertThat(runs).containsExactly("flaky", "flaky", "flaky");
     }
 
     @Test

@@ -1,0 +1,283 @@
+package com.liveodds.push.delivery;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import com.liveodds.push.heartbeat.LiveMatches;
+import com.liveodds.push.ops.MessageLogContext;
+import com.liveodds.push.ops.Meters;
+import com.liveodds.push.partner.Booking;
+import com.liveodds.push.partner.PartnerAnswer;
+import com.liveodds.push.partner.PartnerHealth;
+import com.liveodds.push.queue.KeyedQueueConstants;
+import com.liveodds.push.queue.RetryLater;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.apache.camel.CamelContext;
+import org.apache.camel.CamelContextAware;
+import org.apache.camel.Exchange;
+import org.apache.camel.ExchangePropertyKey;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One partner's record of its pushes, the steps of its push route (routes/delivery.yaml) call in turn: the attempt
+ * starts ({@link #attempt}), is answered ({@link #answered}), and ends delivered, again later ({@link #retry}: throws
+ * {@link RetryLater}, the queue runs the push again after the back-off) or dead-lettered. Each step keeps the push's
+ * {@link DeliveryState}, its meters (attempts by outcome, delivered, retried, dead-lettered, latency), the readiness
+ * check {@code partner} and the status of its match; the route decides which step comes, this bean only keeps count.
+ */
+public class PartnerPushes implements CamelContextAware {
+
+    /** Exchange variable, true on the copy of a push whose caller keeps no backlog (see {@link PartnerDeliveries}). */
+    static final String DEAD_LETTER_WHEN_DOWN = "liveoddsDeadLetterWhenDown";
+    private static final String STARTED = "attemptStarted";
+    private static final Logger LOG = LoggerFactory.getLogger(PartnerPushes.class);
+    private static final String[] OUTCOMES = {"2xx", "401", "4xx", "5xx", "429", "timeout", "error"};
+
+    private final RetryPolicy policy;
+    private final LiveMatches liveMatches;
+    private final PartnerHealth health;
+    private final Clock clock = Clock.systemUTC();
+    private CamelContext camelContext;
+    /** "Partner a: " before each log line of a partner of liveodds.partners; nothing for the single partner. */
+    private volatile String who = "";
+    private volatile Booking booking = Booking.ALL;
+    private volatile Meters registryBean;
+    private volatile DeliveryMeters meters;
+    private volatile Timer[] timers;
+
+    public PartnerPushes(RetryPolicy policy, LiveMatches liveMatches, PartnerHealth health) {
+        this.policy = policy;
+        this.liveMatches = liveMatches;
+        this.health = health;
+    }
+
+    /** Unbooked since it was accepted (contract 16): the push ends without an attempt, its source may forget it. */
+    public boolean unbooked(Exchange exchange) {
+        DeliveryState state = DeliveryState.of(exchange, clock.instant());
+        if (state.getPush().isHeartbeat() || booking.isBooked(state.getPush().matchId())) {
+            return false;
+        }
+        state.end(DeliveryState.Outcome.NOT_BOOKED, DeliveryState.NOT_BOOKED_REASON);
+        return true;
+    }
+
+    /**
+     * An attempt starts: counted before the token is asked for (a token endpoint that is down costs attempts like a
+     * partner that is), and the variables the POST is made of set: {@code matchId}, {@code messageType},
+     * {@code messageId}, {@code pushBody}.
+     */
+    public void attempt(Exchange exchange) {
+        DeliveryState state = DeliveryState.of(exchange, clock.instant());
+        state.attemptStarted();
+        Push push = state.getPush();
+        liveMatches.pushing(push.matchId());
+        exchange.setVariable("matchId", push.matchId());
+        exchange.setVariable("messageType", push.messageType());
+        exchange.setVariable("messageId", push.messageId());
+        exchange.setVariable("pushBody", push.bytes());
+        exchange.setVariable(STARTED, System.nanoTime());
+    }
+
+    /**
+     * The partner's answer, or why there was none (the exception the POST was caught with): timed by outcome
+     * ({@code liveodds_push_attempt_seconds}), told to the readiness check {@code partner} (unless no request went out
+     * for want of a token: the token provider told it) and to the status of the match.
+     */
+    public void answered(Exchange exchange) {
+        DeliveryState state = state(exchange);
+        // the POST's failure the route went on from (its onException continued), if any
+        Throwable failure = exchange.getProperty(ExchangePropertyKey.EXCEPTION_CAUGHT, Throwable.class);
+        PartnerAnswer answer = PartnerAnswer.of(exchange, failure, PartnerAnswer.KEPT);
+        if (!(failure instanceof com.liveodds.push.token.TokenUnavailableException)) {
+            reported(answer, exchange.getVariable(STARTED, Long.class));
+        }
+        state.answered(answer);
+        liveMatches.attempted(state.getPush().matchId(), state.getAttempts(), answer.status(), answer.error(),
+                !answer.isSuccess());
+    }
+
+    public void delivered(Exchange exchange) {
+        DeliveryState state = state(exchange);
+        Push push = state.getPush();
+        state.end(DeliveryState.Outcome.DELIVERED, null);
+        if (push.isHeartbeat()) {
+            meters().heartbeatsDelivered.increment();
+            return;
+        }
+        meters().delivered.increment();
+        meters().latency(push.messageType()).record(Duration.between(push.receivedAt(), clock.instant()));
+        try (var log = MessageLogContext.of(push.matchId(), push.messageId())) {
+            LOG.info("{}Delivered {} (HTTP {}, attempt {})", who, push, state.getLastStatus(), state.getAttempts());
+        }
+    }
+
+    /** A heartbeat that got no 2xx: logged and counted, never retried; the next one is due an interval later. */
+    public void heartbeatFailed(Exchange exchange) {
+        DeliveryState state = state(exchange);
+        state.end(DeliveryState.Outcome.FAILED, describe(state));
+        meters().heartbeatsFailed.increment();
+        LOG.warn("{}Heartbeat to {} failed ({})", who, state.getPush().matchId(), describe(state));
+    }
+
+    /**
+     * A retryable answer (401, 408, 429, 5xx, none at all): throws {@link RetryLater} with the back-off (at once after
+     * a first 401, whose token the route has dropped; a longer {@code Retry-After} wins; never past the budget).
+     * Returns, the push to be dead-lettered, once the budget is spent, or at once when its caller keeps no backlog and
+     * the partner is down.
+     */
+    public void retry(Exchange exchange) {
+        giveUpIfSuperseded(exchange);
+        DeliveryState state = state(exchange);
+        RetryPolicy.Decision decision = decide(state);
+        if (decision.action() == RetryPolicy.Action.RETRY && !health.isUp()
+                && Boolean.TRUE.equals(exchange.getVariable(DEAD_LETTER_WHEN_DOWN, Boolean.class))) {
+            decision = new RetryPolicy.Decision(RetryPolicy.Action.DEAD_LETTER, Duration.ZERO,
+                    describe(state) + "; the partner is down (readiness) and the source keeps no backlog");
+        }
+        if (decision.action() != RetryPolicy.Action.RETRY) {
+            deadLettered(state, decision.reason());
+            return;
+        }
+        Push push = state.getPush();
+        state.retryIn(decision.delay().toMillis(), state.getLastStatus() == 401);
+        meters().retried.increment();
+        try (var log = MessageLogContext.of(push.matchId(), push.messageId())) {
+            LOG.warn("{}Push {} attempt {} failed ({}{}); retrying in {} ms", who, push, state.getAttempts(), decision.reason(),
+                    state.getLastError() != null ? ": " + state.getLastError() : "", decision.delay().toMillis());
+        }
+        throw new RetryLater(decision.delay(), decision.reason());
+    }
+
+    /** Any other answer (3xx, never followed; another 4xx): dead-lettered at once. */
+    public void refused(Exchange exchange) {
+        giveUpIfSuperseded(exchange);
+        DeliveryState state = state(exchange);
+        deadLettered(state, decide(state).reason());
+    }
+
+    /** A push dead-lettered for this partner without an attempt (see {@link PartnerDeliveries}): counted and logged. */
+    void deadLetteredAtOnce(Push push, String reason) {
+        meters().deadLettered.increment();
+        LOG.error("{}Push {} dead-lettered without an attempt: {}", who, push, reason);
+    }
+
+    /**
+     * A snapshot of its match came in while this attempt was on the wire (contract 17): failed, it is neither retried
+     * nor dead-lettered but superseded, which the queue does with a push that asks to run again.
+     */
+    private static void giveUpIfSuperseded(Exchange exchange) {
+        AtomicBoolean superseded = exchange.getProperty(KeyedQueueConstants.SUPERSEDED_MARK, AtomicBoolean.class);
+        if (superseded != null && superseded.get()) {
+            throw new RetryLater(Duration.ZERO, DeliveryState.SUPERSEDED_REASON);
+        }
+    }
+
+    private RetryPolicy.Decision decide(DeliveryState state) {
+        PartnerAnswer answer = new PartnerAnswer(state.getLastStatus(), state.getLastRetryAfter(), state.getLastLocation(),
+                state.getLastResponseBody(), state.getLastError(), false);
+        return policy.decide(answer, state.getAttempts(), state.getFirstAttemptAt(), clock.instant(), state.isRenewedFor401());
+    }
+
+    private void deadLettered(DeliveryState state, String reason) {
+        Push push = state.getPush();
+        state.end(DeliveryState.Outcome.DEAD_LETTERED, reason);
+        meters().deadLettered.increment();
+        try (var log = MessageLogContext.of(push.matchId(), push.messageId())) {
+            LOG.error("{}Push {} dead-lettered after {} attempts: {}{}", who, push, state.getAttempts(), reason,
+                    state.getLastStatus() > 0 ? "" : " (" + state.getLastError() + ")");
+        }
+    }
+
+    private static DeliveryState state(Exchange exchange) {
+        return exchange.getVariable(DeliveryState.VARIABLE, DeliveryState.class);
+    }
+
+    private static String describe(DeliveryState state) {
+        return state.getLastStatus() > 0 ? "HTTP " + state.getLastStatus() : state.getLastError();
+    }
+
+    /** Every request that went out: timed by outcome and told to the readiness check {@code partner}. */
+    private void reported(PartnerAnswer answer, Long startedNanos) {
+        health.answered(answer);
+        Timer[] byOutcome = timers();
+        if (byOutcome != null && startedNanos != null) {
+            byOutcome[outcomeIndex(answer.outcome())].record(System.nanoTime() - startedNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private static int outcomeIndex(String outcome) {
+        for (int i = 0; i < OUTCOMES.length; i++) {
+            if (OUTCOMES[i].equals(outcome)) {
+                return i;
+            }
+        }
+        return OUTCOMES.length - 1;
+    }
+
+    /** The seven timers, made on first use (the meter registry exists once the CamelContext runs). */
+    private Timer[] timers() {
+        Timer[] cached = timers;
+        if (cached == null) {
+            if (registryBean == null && camelContext == null) {
+                return null;
+            }
+            Meters partner = Meters.orOf(registryBean, camelContext);
+            MeterRegistry registry = partner.registry();
+            cached = new Timer[OUTCOMES.length];
+            for (int i = 0; i < OUTCOMES.length; i++) {
+                cached[i] = Timer.builder("liveodds.push.attempt")
+                        .description("One HTTP attempt to the partner (push or heartbeat), by outcome")
+                        .tags(partner.tags())
+                        .tag("outcome", OUTCOMES[i])
+                        .publishPercentileHistogram()
+                        .register(registry);
+            }
+            timers = cached;
+        }
+        return cached;
+    }
+
+    private DeliveryMeters meters() {
+        DeliveryMeters m = meters;
+        if (m == null) {
+            synchronized (this) {
+                if (meters == null) {
+                    Meters partner = Meters.orOf(registryBean, camelContext);
+                    meters = new DeliveryMeters(partner.registry(), partner.tags());
+                }
+                m = meters;
+            }
+        }
+        return m;
+    }
+
+    /** The partner's booking: a match unbooked meanwhile gets no further attempt (contract 16). */
+    public void setBooking(Booking booking) {
+        this.booking = booking;
+    }
+
+    /** The partner's name in liveodds.partners (empty for the single partner), named in each log line. */
+    public void setPartner(String name) {
+        this.who = name == null || name.isEmpty() ? "" : "Partner " + name + ": ";
+    }
+
+    /** The partner's view of the bundle's meter registry ({@link Meters#forPartner}). */
+    public void setMeters(Meters meters) {
+        this.registryBean = meters;
+    }
+
+    @Override
+    public void setCamelContext(CamelContext camelContext) {
+        this.camelContext = camelContext;
+    }
+
+    @Override
+    public CamelContext getCamelContext() {
+        return camelContext;
+    }
+}
