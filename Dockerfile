@@ -25,7 +25,7 @@ USER liveodds
 EXPOSE 8080 9876
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s \
   CMD curl -fsS http://127.0.0.1:9876/observe/health/live || exit 1
-# SIGTERM stops intake and lets in-flight pushes finish (see README, Operations)
+# SIGTERM stops intake and lets in-flight pushes finish (see docs/operations.md, Shutdown and crashes)
 STOPSIGNAL SIGTERM
 # the JVM options of the jar's default launch (DefaultJvm.OPTIONS, measured by the bench): given here, the JVM runs
 # the service itself as PID 1, so SIGTERM reaches it directly

@@ -19,7 +19,7 @@ import java.util.List;
 final class DefaultJvm {
 
     /**
-     * Measured with DeliveryBench (README, Benchmark): the contract's 384 MB heap, starting at 64 MB whatever the
+     * Measured with DeliveryBench (docs/benchmarks.md): the contract's 384 MB heap, starting at 64 MB whatever the
      * machine's memory (it grows as the backlog needs and is given back when it shrinks: about 70 MB less RSS than
      * starting at a 64th of the RAM); the serial collector (no concurrent collector threads, a small footprint); only
      * the quick JIT compiler, whose code costs little more per message here while the optimising one spent more CPU

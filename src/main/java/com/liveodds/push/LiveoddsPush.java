@@ -103,7 +103,7 @@ public final class LiveoddsPush {
     }
 
     /** The first argument camel-main would not take (it prints its usage and exits 0 on one), or null. */
-    private static String unknownArgument(List<String> args) {
+    static String unknownArgument(List<String> args) {
         for (int i = 0; i < args.size(); i++) {
             Boolean takesValue = CAMEL_MAIN_OPTIONS.get(args.get(i));
             if (takesValue == null) {
