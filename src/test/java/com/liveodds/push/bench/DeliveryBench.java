@@ -37,9 +37,10 @@ import org.slf4j.LoggerFactory;
  * The delivery benchmark, black box: the built jar in a process of its own, real sources (embedded Artemis, a
  * folder), a fast partner on loopback with injected latency ({@link BenchPartner}), and in the same run the raw
  * baseline ({@link RawBaseline}: plain HTTP/1.1 on blocking sockets, a thread and a keep-alive connection per match
- * and partner, in a JVM of its own) pushing the same messages to the same partner under the same per-match rule. Prints the figures as service / baseline ratios with the goals of contract section 14
- * (throughput, CPU per message, peak RSS) and of section 16 (the fan-out to 16 partners); timings are printed, never
- * asserted. Every run checks per-match order and loss, at every partner, and those fail the bench.
+ * and partner, in a JVM of its own) pushing the same messages to the same partner under the same per-match rule.
+ * Prints the figures as service / baseline ratios with the goals of contract section 14 (throughput, CPU per message,
+ * peak RSS) and of section 16 (the fan-out to 16 partners); timings are printed, never asserted. Every run checks
+ * per-match order and loss, at every partner, and those fail the bench.
  *
  * <p>{@code mvn -B verify -Pbench} (packages the jar first). {@code -Dbench.scale=0.25} shrinks the message counts
  * and paced durations; {@code -Dbench.max-in-flight} and {@code -Dbench.jms-consumers} are passed to the service
@@ -125,7 +126,8 @@ class DeliveryBench {
         } finally {
             String result = String.format("Delivery bench, %s, max-in-flight %s, JMS consumers %s, scale %s, settings %s%s, "
                             + "%d s in all, %d cores, load average %s before and %s after%n%n%s",
-                    JAR, MAX_IN_FLIGHT, JMS_CONSUMERS, SCALE, EXTRA_SETTINGS, VARIANTS.size() > 1 ? ", compared " + VARIANTS : "", TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start),
+                    JAR, MAX_IN_FLIGHT, JMS_CONSUMERS, SCALE, EXTRA_SETTINGS, VARIANTS.size() > 1 ? ", compared " + VARIANTS : "",
+                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start),
                     Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), table.markdown());
             Path report = Path.of("target", "bench", "delivery-bench.md");
             Files.createDirectories(report.getParent());
@@ -323,6 +325,7 @@ class DeliveryBench {
     /** A run of the service pushing to these partners (one: the single partner of {@code liveodds.partner.*}). */
     private Run serviceRun(String name, String source, List<BenchPartner> partners, Load load, long partnerLatencyMs, Feed before,
                            Feed during) throws Exception {
+        // a folder per variant of -Dbench.compare: each run's service log stays
         Path dir = Files.createDirectories(work.resolve(name + variant.entrySet().stream().map(e -> "-" + e).reduce("", String::concat)));
         Path inbox = Files.createDirectories(dir.resolve("inbox"));
         Path deadLetters = dir.resolve("dead-letter");

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 import com.liveodds.push.support.RawPartner;
+import io.vertx.core.buffer.Buffer;
 import org.junit.jupiter.api.Test;
 
 /** The raw baseline the bench divides by: it must keep the service's rules, or its figures compare nothing. */
@@ -65,7 +66,7 @@ class RawBaselineTest {
                     .allSatisfy(r -> {
                         assertThat(r.header("Authorization")).isEqualTo("Bearer tok");
                         assertThat(r.header("Content-Type")).isEqualTo("application/json");
-                        assertThat(BenchPartner.messageId(io.vertx.core.buffer.Buffer.buffer(r.body()))).isEqualTo(r.header("Idempotency-Key"));
+                        assertThat(BenchPartner.messageId(Buffer.buffer(r.body()))).isEqualTo(r.header("Idempotency-Key"));
                     });
         }
     }
