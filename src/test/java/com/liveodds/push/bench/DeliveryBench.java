@@ -35,16 +35,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The delivery benchmark, black box: the built jar in a process of its own, real sources (embedded Artemis, a
- * folder), a fast partner on loopback with injected latency ({@link BenchPartner}), and in the same run a raw
- * HttpClient baseline ({@link RawBaseline}, in a JVM of its own) pushing the same messages to the same partner under
- * the same per-match rule. Prints the figures as service / baseline ratios with the goals of contract section 14
- * (throughput, CPU per message, peak RSS) and of section 16 (the fan-out to 16 partners); timings are printed, never
- * asserted. Every run checks per-match order and loss, at every partner, and those fail the bench.
+ * folder), a fast partner on loopback with injected latency ({@link BenchPartner}), and in the same run the raw
+ * baseline ({@link RawBaseline}: plain HTTP/1.1 on blocking sockets, a thread and a keep-alive connection per match
+ * and partner, in a JVM of its own) pushing the same messages to the same partner under the same per-match rule.
+ * Prints the figures as service / baseline ratios with the goals of contract section 14 (throughput, CPU per message,
+ * peak RSS) and of section 16 (the fan-out to 16 partners); timings are printed, never asserted. Every run checks
+ * per-match order and loss, at every partner, and those fail the bench.
  *
  * <p>{@code mvn -B verify -Pbench} (packages the jar first). {@code -Dbench.scale=0.25} shrinks the message counts
  * and paced durations; {@code -Dbench.max-in-flight} and {@code -Dbench.jms-consumers} are passed to the service
- * (defaults 256, 4); {@code -Dbench.parts}, {@code -Dbench.fan-out.sources}, {@code -Dbench.jfr} and
- * {@code -Dbench.service-jvm-options} below.
+ * (defaults 256, 4); {@code -Dbench.parts}, {@code -Dbench.fan-out.sources}, {@code -Dbench.jfr},
+ * {@code -Dbench.service-jvm-options}, {@code -Dbench.settings} and {@code -Dbench.compare} below.
  */
 @Tag("bench")
 class DeliveryBench {
@@ -58,7 +59,6 @@ class DeliveryBench {
      * the longest retry back-off (30 s), so a match recovering from its 503s is waited for.
      */
     private static final Duration STALL = Duration.ofSeconds(60);
-    private static final int BASELINE_MAX_IN_FLIGHT = 256;
     /** JVM options of every service run (default none: the jar's default launch). */
     private static final List<String> SERVICE_JVM_OPTIONS = Stream.of(System.getProperty("bench.service-jvm-options", "").split(" "))
             .filter(o -> !o.isBlank()).toList();
@@ -68,6 +68,13 @@ class DeliveryBench {
     private static final Set<String> PARTS = Set.of(System.getProperty("bench.parts", "isolation,throughput,hot,latency,fan-out").split(","));
     /** -Dbench.fan-out.sources=file: only those sources in the fan-out (file, jms). */
     private static final List<String> FAN_OUT_SOURCES = List.of(System.getProperty("bench.fan-out.sources", "file,jms").split(","));
+    /** -Dbench.settings=k=v,k2=v2: settings given to every service run (as -Dk=v), over the bench's own. */
+    private static final Map<String, String> EXTRA_SETTINGS = keyValues(System.getProperty("bench.settings", ""));
+    /**
+     * -Dbench.compare=key (the values false and true) or key=a,b,...: every service run once per value of that
+     * setting, one after the other, each row labelled {key=value}; the raw baseline runs once and serves them all.
+     */
+    private static final List<Map<String, String>> VARIANTS = variants(System.getProperty("bench.compare", ""));
     /** Partners of the fan-out (contract 16: 16 at 20 ms). */
     private static final int FAN_OUT_PARTNERS = 16;
 
@@ -89,6 +96,10 @@ class DeliveryBench {
 
     private final FigureTable table = new FigureTable();
     private final List<String> problems = new ArrayList<>();
+    /** The raw baseline's runs by name: with -Dbench.compare, each is run once for every variant of the service. */
+    private final Map<String, Run> rawRuns = new HashMap<>();
+    /** The settings of the service's variant being run (empty without -Dbench.compare). */
+    private Map<String, String> variant = Map.of();
     private BenchPartner partner;
     private EmbeddedArtemis broker;
     private Path work;
@@ -103,27 +114,20 @@ class DeliveryBench {
         try (BenchPartner p = BenchPartner.start(); EmbeddedArtemis b = new EmbeddedArtemis().start()) {
             partner = p;
             broker = b;
-            if (PARTS.contains("isolation")) {
-                isolation();
-            }
-            if (PARTS.contains("throughput")) {
-                throughput();
-            }
-            if (PARTS.contains("hot")) {
-                hotMatch();
-            }
-            if (PARTS.contains("latency")) {
+            part("isolation", this::isolation);
+            part("throughput", this::throughput);
+            part("hot", this::hotMatch);
+            part("latency", () -> {
                 addedLatency("jms", "p99 ≤ 10, max ≤ 50", (p50, p99, max) -> p99 <= 10 && max <= 50);
                 addedLatency("file", "p50 ≤ 60, p99 ≤ 150", (p50, p99, max) -> p50 <= 60 && p99 <= 150);
-            }
-            if (PARTS.contains("fan-out")) {
-                fanOut();
-            }
+            });
+            part("fan-out", this::fanOut);
             checkTokens(partner);
         } finally {
-            String result = String.format("Delivery bench, %s, max-in-flight %s, JMS consumers %s, scale %s, %d s in all, "
-                            + "%d cores, load average %s before and %s after%n%n%s",
-                    JAR, MAX_IN_FLIGHT, JMS_CONSUMERS, SCALE, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start),
+            String result = String.format("Delivery bench, %s, max-in-flight %s, JMS consumers %s, scale %s, settings %s%s, "
+                            + "%d s in all, %d cores, load average %s before and %s after%n%n%s",
+                    JAR, MAX_IN_FLIGHT, JMS_CONSUMERS, SCALE, EXTRA_SETTINGS, VARIANTS.size() > 1 ? ", compared " + VARIANTS : "",
+                    TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start),
                     Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), table.markdown());
             Path report = Path.of("target", "bench", "delivery-bench.md");
             Files.createDirectories(report.getParent());
@@ -131,6 +135,24 @@ class DeliveryBench {
             System.out.println("\n" + result + "(also in " + report + "; service logs under " + work + ")");
         }
         assertThat(problems).as("per-match order and loss").isEmpty();
+    }
+
+    private interface Part {
+        void run() throws Exception;
+    }
+
+    /** A part of the bench, if -Dbench.parts names it, once per variant of the service. */
+    private void part(String name, Part part) throws Exception {
+        if (!PARTS.contains(name)) {
+            return;
+        }
+        for (Map<String, String> v : VARIANTS) {
+            variant = v;
+            table.label(v.isEmpty() ? "" : " " + v);
+            part.run();
+        }
+        variant = Map.of();
+        table.label("");
     }
 
     /**
@@ -257,13 +279,13 @@ class DeliveryBench {
     /**
      * Contract 16's cost: 16 partners of {@code liveodds.partners} (p01 to p16, each its own receiver on loopback with
      * its own partner id, token endpoint and token, each booking every match, max-in-flight as the other runs) at
-     * 20 ms, 10,000 messages over 64 matches preloaded into the source (JMS: published once the service is up), every
+     * 20 ms, 5,000 messages over 64 matches preloaded into the source (JMS: published once the service is up), every
      * message pushed to every partner. Next to the raw client pushing the same messages to the same 16 receivers under
-     * the same rule (a client per partner, one push in flight per match and partner, at most 256 per partner): pushes
-     * per second and CPU per push.
+     * the same rule (a client per partner, a thread and connection per match and partner): pushes per second and CPU
+     * per push.
      */
     private void fanOut() throws Exception {
-        int n = (int) (10_000 * SCALE);
+        int n = (int) (5_000 * SCALE);
         int matches = 64;
         List<BenchPartner> receivers = BenchPartner.start(FAN_OUT_PARTNERS);
         try {
@@ -303,7 +325,8 @@ class DeliveryBench {
     /** A run of the service pushing to these partners (one: the single partner of {@code liveodds.partner.*}). */
     private Run serviceRun(String name, String source, List<BenchPartner> partners, Load load, long partnerLatencyMs, Feed before,
                            Feed during) throws Exception {
-        Path dir = Files.createDirectories(work.resolve(name));
+        // a folder per variant of -Dbench.compare: each run's service log stays
+        Path dir = Files.createDirectories(work.resolve(name + variant.entrySet().stream().map(e -> "-" + e).reduce("", String::concat)));
         Path inbox = Files.createDirectories(dir.resolve("inbox"));
         Path deadLetters = dir.resolve("dead-letter");
         Path log = dir.resolve("service.log");
@@ -338,21 +361,27 @@ class DeliveryBench {
                 cpu = meter.microsPerMessage();
             }
         }
-        finish(name, partners, receivers, deadLetters, started, String.format("CPU %s µs/%s, peak RSS %s MiB, log %s",
+        finish(name + (variant.isEmpty() ? "" : " " + variant), partners, receivers, deadLetters, started, String.format("CPU %s µs/%s, peak RSS %s MiB, log %s",
                 FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", mib(peakRss), log));
         return new Run(receivers, peakRss, cpu);
     }
 
     /** The raw client fed at a pace (isolation): it runs in the bench JVM, which paces it and injects the 503s. */
     private Run pacedBaselineRun(String name, Load load, long partnerLatencyMs, Feed feed) throws Exception {
+        Run done = rawRuns.get(name);
+        if (done != null) {
+            return done;
+        }
         List<Arrivals> arrivals = List.of(partner.record(load, partnerLatencyMs));
         long started = System.nanoTime();
-        try (RawBaseline raw = new RawBaseline(partner.identity, partner.baseUrl(), partner.authUrl(), BASELINE_MAX_IN_FLIGHT, () -> { })) {
+        try (RawBaseline raw = new RawBaseline(partner.identity, partner.baseUrl(), partner.authUrl(), () -> { })) {
             feed.send(raw::push, arrivals.get(0));
             awaitDone(arrivals, null);
         }
         finish("raw baseline " + name, List.of(partner), arrivals, null, started, "in the bench JVM, paced");
-        return new Run(arrivals, -1, Double.NaN);
+        Run run = new Run(arrivals, -1, Double.NaN);
+        rawRuns.put(name, run);
+        return run;
     }
 
     /**
@@ -361,14 +390,15 @@ class DeliveryBench {
      * divided by.
      */
     private Run rawRun(String name, List<BenchPartner> partners, Load load, long partnerLatencyMs) throws Exception {
+        Run done = rawRuns.get(name);
+        if (done != null) {
+            return done;
+        }
         List<Arrivals> arrivals = partners.stream().map(p -> p.record(load, partnerLatencyMs)).toList();
         long started = System.nanoTime();
         Path log = work.resolve("raw-" + name + ".log");
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        // below a parallelism of 2 (2 cores) the common pool runs every async answer of the JDK client on a new thread:
-        // the service sets 2 for the same reason (LiveoddsPush), so does the baseline
-        List<String> command = new ArrayList<>(List.of(java, "-Djava.util.concurrent.ForkJoinPool.common.parallelism=2",
-                "-cp", System.getProperty("java.class.path")));
+        List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
         if (JFR) {
             command.add("-XX:StartFlightRecording=filename=" + work.resolve("raw-" + name + ".jfr") + ",settings=profile");
         }
@@ -390,7 +420,9 @@ class DeliveryBench {
         long kib = Long.parseLong(result.split(" ")[3]);
         finish("raw baseline " + name, partners, arrivals, null, started, String.format("in its own JVM; CPU %s µs/%s, peak RSS %s MiB",
                 FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", mib(kib)));
-        return new Run(arrivals, kib, cpu);
+        Run run = new Run(arrivals, kib, cpu);
+        rawRuns.put(name, run);
+        return run;
     }
 
     private Map<String, String> settings(String source, String queue, Path dir, Path inbox, Path deadLetters, List<BenchPartner> partners) {
@@ -420,6 +452,8 @@ class DeliveryBench {
         s.put("liveodds.upstream.max-silence", "0");
         s.put("liveodds.heartbeat.interval", "1h");
         s.put("liveodds.delivery.max-in-flight", MAX_IN_FLIGHT);
+        s.putAll(EXTRA_SETTINGS);
+        s.putAll(variant);
         return s;
     }
 
@@ -510,6 +544,32 @@ class DeliveryBench {
         } catch (IOException e) {
             return "?";
         }
+    }
+
+    /** k=v,k2=v2 as a map, in order. */
+    private static Map<String, String> keyValues(String list) {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (String pair : list.split(",")) {
+            int eq = pair.indexOf('=');
+            if (!pair.isBlank()) {
+                if (eq <= 0) {
+                    throw new IllegalArgumentException("-Dbench.settings takes key=value,key=value: " + pair);
+                }
+                map.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+            }
+        }
+        return map;
+    }
+
+    /** The service's variants of -Dbench.compare: key (false, true) or key=a,b,...; none given: one, with nothing added. */
+    private static List<Map<String, String>> variants(String compare) {
+        if (compare.isBlank()) {
+            return List.of(Map.of());
+        }
+        int eq = compare.indexOf('=');
+        String key = (eq < 0 ? compare : compare.substring(0, eq)).trim();
+        List<String> values = eq < 0 ? List.of("false", "true") : List.of(compare.substring(eq + 1).split(","));
+        return values.stream().map(v -> Map.of(key, v.trim())).toList();
     }
 
     private static String mib(long kib) {

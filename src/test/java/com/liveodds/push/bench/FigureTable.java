@@ -11,10 +11,16 @@ final class FigureTable {
 
     private final List<Row> rows = new ArrayList<>();
     private final List<String> runs = new ArrayList<>();
+    private String label = "";
+
+    /** Appended to the figure of every row added from now on (the service's variant of -Dbench.compare). */
+    void label(String label) {
+        this.label = label;
+    }
 
     /** A figure with a verdict: met is null when the goal could not be judged (a run did not finish). */
     void add(String figure, String service, String baseline, String ratio, String goal, Boolean met) {
-        Row row = new Row(figure, service, baseline, ratio, goal, met == null ? "n/a" : met ? "PASS" : "MISS");
+        Row row = new Row(figure + label, service, baseline, ratio, goal, met == null ? "n/a" : met ? "PASS" : "MISS");
         rows.add(row);
         // printed as it comes too: a bench stopped half-way still leaves its figures in the build log
         System.out.println("BENCH figure: " + String.join(" | ", row.figure, row.service, row.baseline, row.ratio, row.goal, row.verdict));
