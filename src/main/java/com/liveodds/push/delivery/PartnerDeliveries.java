@@ -1,6 +1,5 @@
 package com.liveodds.push.delivery;
 
-import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -9,9 +8,6 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.liveodds.push.heartbeat.LiveMatches;
 import com.liveodds.push.ops.Meters;
 import com.liveodds.push.partner.Booking;
@@ -58,8 +54,6 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
     /** Exchange variable, true: the caller keeps no backlog of its own (see above). */
     public static final String NO_BACKLOG = "liveoddsNoBacklog";
     static final String DEAD_LETTER_AT_ONCE = "direct:liveodds-dead-letter-at-once";
-    private static final String ODDS = "odds";
-    private static final JsonFactory JSON = new JsonFactory();
 
     private final Map<String, Partner> partners = new LinkedHashMap<>();
     private CamelContext context;
@@ -196,29 +190,6 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
         return state.getResult();
     }
 
-    /** An {@code odds} message whose top-level {@code odds_type} is {@code snapshot}; reads no further than that. */
-    static boolean isSnapshot(Push push) {
-        if (!ODDS.equals(push.messageType())) {
-            return false;
-        }
-        try (JsonParser parser = JSON.createParser(push.json())) {
-            if (parser.nextToken() != JsonToken.START_OBJECT) {
-                return false;
-            }
-            while (parser.nextToken() == JsonToken.FIELD_NAME) {
-                String field = parser.currentName();
-                JsonToken value = parser.nextToken();
-                if ("odds_type".equals(field)) {
-                    return value == JsonToken.VALUE_STRING && "snapshot".equals(parser.getText());
-                }
-                parser.skipChildren();
-            }
-            return false;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
     private AsyncProcessor deadLetterAtOnce() {
         AsyncProcessor route = deadLetterAtOnce;
         if (route == null) {
@@ -278,10 +249,9 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
          */
         boolean enqueue(Exchange exchange, Push push, boolean noWait, AsyncCallback callback) {
             Message message = exchange.getMessage();
-            boolean odds = ODDS.equals(push.messageType());
             message.setHeader(KeyedQueueConstants.KEY, push.matchId());
-            message.setHeader(KeyedQueueConstants.SUPERSEDABLE, odds);
-            message.setHeader(KeyedQueueConstants.SUPERSEDES, odds && isSnapshot(push));
+            message.setHeader(KeyedQueueConstants.SUPERSEDABLE, push.isOdds());
+            message.setHeader(KeyedQueueConstants.SUPERSEDES, push.isSnapshot());
             exchange.getExchangeExtension().addOnCompletion(new Track(push));
             if (!push.isHeartbeat()) {
                 liveMatches.enqueued(push.matchId());

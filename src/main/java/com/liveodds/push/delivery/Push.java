@@ -5,12 +5,27 @@ import java.time.Instant;
 
 /**
  * One message on its way to the partner: where it goes ({@code match:<id>}, message type), the exact JSON sent,
- * and the upstream text it came from (kept for dead letters). Heartbeats have no upstream text.
+ * and the upstream text it came from (kept for dead letters). Heartbeats have no upstream text. {@code oddsType} is the
+ * {@code odds_type} of an {@code odds} message, read when it was validated, so nothing parses the JSON again.
  */
 public record Push(String messageId, String matchId, String messageType, String json, String upstreamBody,
-                   Instant receivedAt) {
+                   Instant receivedAt, String oddsType) {
 
     public static final String HEARTBEAT = "heartbeat";
+
+    /** A push that is no {@code odds} message (a heartbeat, a settlement). */
+    public Push(String messageId, String matchId, String messageType, String json, String upstreamBody, Instant receivedAt) {
+        this(messageId, matchId, messageType, json, upstreamBody, receivedAt, null);
+    }
+
+    public boolean isOdds() {
+        return "odds".equals(messageType);
+    }
+
+    /** An {@code odds} snapshot: it supersedes the odds of its match queued before it (contract 17). */
+    public boolean isSnapshot() {
+        return isOdds() && "snapshot".equals(oddsType);
+    }
 
     public boolean isHeartbeat() {
         return HEARTBEAT.equals(messageType);

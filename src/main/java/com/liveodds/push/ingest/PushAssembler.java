@@ -22,7 +22,7 @@ public class PushAssembler {
         ((ObjectNode) body.get("fight_metadata")).put("fight_id_sr", matchId);
         try {
             return new Push(message.messageId(), matchId, message.messageType(), mapper.writeValueAsString(body),
-                    message.raw(), Instant.now());
+                    message.raw(), Instant.now(), message.json().path("odds_type").asText(null));
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException("cannot write JSON", e);
         }
