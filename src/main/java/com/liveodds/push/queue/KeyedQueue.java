@@ -48,9 +48,10 @@ final class KeyedQueue {
     private final Map<Object, Key> keys = new HashMap<>();
     private final ArrayDeque<Key> ready = new ArrayDeque<>();
     private final List<Entry> delayed = new ArrayList<>();
-    private int running;
-    private int held;
-    private boolean stopping;
+    // written under the lock, read without it by the counts below
+    private volatile int running;
+    private volatile int held;
+    private volatile boolean stopping;
 
     private int size = 10_000;
     private int maxInFlight = 256;
@@ -399,7 +400,7 @@ final class KeyedQueue {
     }
 
     private String handBackReason(Entry entry) {
-        if (stoppingNow()) {
+        if (stopping) {
             return "the service is stopping";
         }
         return isWithdrawn(entry.exchange) ? "withdrawn by its source" : null;
@@ -412,15 +413,6 @@ final class KeyedQueue {
         } catch (RuntimeException e) {
             LOG.warn("liveoddsQueue:{} could not ask whether an exchange was withdrawn", name, e);
             return false;
-        }
-    }
-
-    private boolean stoppingNow() {
-        lock.lock();
-        try {
-            return stopping;
-        } finally {
-            lock.unlock();
         }
     }
 
@@ -484,6 +476,13 @@ final class KeyedQueue {
                 back.addAll(key.waiting);
                 key.waiting.clear();
             });
+            // keys whose turn had come but that no thread runs yet
+            for (Key key : ready) {
+                back.add(key.current);
+                key.current = null;
+                keys.remove(key.id, key);
+            }
+            ready.clear();
             waits = new ArrayList<>(delayed);
         } finally {
             lock.unlock();
@@ -520,22 +519,12 @@ final class KeyedQueue {
 
     /** Exchanges running their route now (Camel's graceful shutdown waits for them). */
     int running() {
-        lock.lock();
-        try {
-            return running;
-        } finally {
-            lock.unlock();
-        }
+        return running;
     }
 
     /** Exchanges held: waiting, running, or waiting out a retry delay. */
     int held() {
-        lock.lock();
-        try {
-            return held;
-        } finally {
-            lock.unlock();
-        }
+        return held;
     }
 
     /** When the oldest exchange still held came in, or null. */
