@@ -44,17 +44,19 @@ class PartnerHealthTest {
     void aSuccessWithinDownAfterKeepsItUp() {
         PartnerHealth health = health();
         health.failed("time-out");
-        await().pollDelay(Duration.ofMillis(300)).until(() -> true);
+        await().during(DOWN_AFTER.dividedBy(2)).atMost(DOWN_AFTER.multipliedBy(4)).until(health::isUp);
+        long success = System.nanoTime();
         health.succeeded();
         health.failed("time-out");
-        await().pollDelay(Duration.ofMillis(300)).until(() -> true);
-        assertThat(health.isUp()).as("failing for 300 ms since the last success").isTrue();
+        await().atMost(Duration.ofSeconds(3)).until(() -> !health.isUp());
+        assertThat(Duration.ofNanos(System.nanoTime() - success)).as("down-after counted from the last success")
+                .isGreaterThanOrEqualTo(DOWN_AFTER);
     }
 
     @Test
     void nothingSentIsNotDown() {
         PartnerHealth health = health();
-        await().pollDelay(DOWN_AFTER.multipliedBy(2)).until(() -> true);
+        await().during(DOWN_AFTER.multipliedBy(2)).atMost(DOWN_AFTER.multipliedBy(4)).until(health::isUp);
         assertThat(health.isUp()).isTrue();
         assertThat(health.partner().lastSuccess()).isNull();
         assertThat(health.partner().lastFailure()).isNull();
