@@ -22,6 +22,7 @@ import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.RunningService;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * How late heartbeats are with many live idle matches (default 1,000; -Dbench.matches=10000). Not a test: it
@@ -31,7 +32,7 @@ import org.junit.jupiter.api.Test;
 class HeartbeatRhythmBench {
 
     @Test
-    void heartbeatLatenessWithManyLiveMatches() throws Exception {
+    void heartbeatLatenessWithManyLiveMatches(@TempDir Path work) throws Exception {
         int matches = Integer.getInteger("bench.matches", 1000);
         int rounds = Integer.getInteger("bench.rounds", 4);
         WireMockServer partner = new WireMockServer(options().bindAddress("127.0.0.1").dynamicPort().containerThreads(64)
@@ -41,7 +42,6 @@ class HeartbeatRhythmBench {
                 .withHeader("Content-Type", "application/json")
                 .withBody("{\"access_token\":\"bench\",\"token_type\":\"Bearer\",\"expires_in\":3600}")));
         partner.stubFor(post(urlPathMatching("/partner/.*")).willReturn(aResponse().withStatus(202)));
-        Path work = Files.createTempDirectory("bench");
         Files.createDirectories(work.resolve("inbox"));
         for (int i = 0; i < matches; i++) {
             Files.writeString(work.resolve("inbox").resolve(String.format("b-%06d.json", i)),

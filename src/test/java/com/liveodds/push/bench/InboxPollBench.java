@@ -19,6 +19,7 @@ import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One poll of the file source over a large inbox (default 20,000 files; -Dbench.files=...), with the options the file
@@ -32,7 +33,7 @@ class InboxPollBench {
     private static final String COMMON = "include=.*\\.json&move=.done&maxMessagesPerPoll=500&eagerMaxMessagesPerPoll=false&delay=200&initialDelay=0";
 
     @Test
-    void onePollOverALargeInbox() throws Exception {
+    void onePollOverALargeInbox(@TempDir Path work) throws Exception {
         int files = Integer.getInteger("bench.files", 20_000);
         Map<String, String> variants = Map.of(
                 "before (sortBy file:name, readLock changed 200 ms)",
@@ -41,7 +42,7 @@ class InboxPollBench {
                 COMMON + "&sorter=#bean:order&filter=#bean:guard&readLock=none");
         for (int round = 1; round <= 2; round++) {
             for (Map.Entry<String, String> variant : variants.entrySet()) {
-                Path inbox = Files.createTempDirectory("inbox-bench");
+                Path inbox = Files.createDirectory(work.resolve("inbox-" + round + "-" + variant.getKey().split(" ")[0]));
                 for (int i = 0; i < files; i++) {
                     Files.writeString(inbox.resolve(String.format("m-%06d.json", (i * 7919) % files)), "{\"n\":" + i + "}");
                 }

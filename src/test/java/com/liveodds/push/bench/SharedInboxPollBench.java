@@ -21,6 +21,7 @@ import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.ExchangeHelper;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.awaitility.Awaitility.await;
 
@@ -36,10 +37,10 @@ import static org.awaitility.Awaitility.await;
 class SharedInboxPollBench {
 
     @Test
-    void theListingOfAnInboxWhoseFilesWaitForAPartnerThatIsDown() throws Exception {
+    void theListingOfAnInboxWhoseFilesWaitForAPartnerThatIsDown(@TempDir Path work) throws Exception {
         for (int files : new int[] {5_000, 20_000}) {
             for (int up : new int[] {1, 3, 15}) {
-                measure(files, up);
+                measure(Files.createDirectory(work.resolve("inbox-" + files + "-" + up)), files, up);
             }
         }
     }
@@ -57,8 +58,7 @@ class SharedInboxPollBench {
         return 100.0 * (os.getProcessCpuTime() - cpu) / (System.nanoTime() - wall);
     }
 
-    private static void measure(int files, int up) throws Exception {
-        Path inbox = Files.createTempDirectory("shared-inbox-bench");
+    private static void measure(Path inbox, int files, int up) throws Exception {
         for (int i = 0; i < files; i++) {
             Files.writeString(inbox.resolve(String.format("m-%06d.json", i)), "{}");
         }

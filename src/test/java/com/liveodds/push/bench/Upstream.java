@@ -37,7 +37,7 @@ interface Upstream extends AutoCloseable {
         for (int i = first; i < end; i++) {
             long due = start + (long) ((i - first) * 1e9 / perSecond);
             for (long wait = due - System.nanoTime(); wait > 0; wait = due - System.nanoTime()) {
-                LockSupport.parkNanos(wait);
+                LockSupport.parkNanos(wait); // the upstream's pace: the load the bench measures
             }
             upstream.hand(load, i);
         }

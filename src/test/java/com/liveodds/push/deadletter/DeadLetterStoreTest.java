@@ -7,13 +7,13 @@ import java.nio.file.Path;
 
 import com.liveodds.push.ingest.RejectedMessageException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The store's count (for the metric and the status page) and its newest letters, without listing on every read. */
 class DeadLetterStoreTest {
 
     @Test
-    void countIsListedOnceThenFollowsWritesAndRemovals() throws Exception {
-        Path dir = Files.createTempDirectory("dead-letters");
+    void countIsListedOnceThenFollowsWritesAndRemovals(@TempDir Path dir) throws Exception {
         new DeadLetterStore(dir.toString()).rejected(bytes("{\"message_id\":\"old-1\"}"), rejection("left from a previous run"));
         DeadLetterStore store = new DeadLetterStore(dir.toString());
         assertThat(store.count()).isEqualTo(1);
@@ -35,8 +35,7 @@ class DeadLetterStoreTest {
     }
 
     @Test
-    void newestComeFirstWithTheirFileNameAsId() throws Exception {
-        Path dir = Files.createTempDirectory("dead-letters");
+    void newestComeFirstWithTheirFileNameAsId(@TempDir Path dir) throws Exception {
         DeadLetterStore store = new DeadLetterStore(dir.toString());
         assertThat(store.newest(50)).isEmpty();
         for (int i = 1; i <= 5; i++) {

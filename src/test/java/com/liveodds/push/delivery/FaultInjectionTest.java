@@ -20,6 +20,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.RunningService;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Thousands of messages over many matches through a partner that fails in every way we know. Every message must
@@ -32,9 +33,8 @@ class FaultInjectionTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
-    void everyMessageIsDeliveredInOrderOrDeadLetteredByRule() throws Exception {
+    void everyMessageIsDeliveredInOrderOrDeadLetteredByRule(@TempDir Path work) throws Exception {
         FaultyPartner partner = new FaultyPartner(MESSAGES / 3, 2000);
-        Path work = Files.createTempDirectory("faults");
         Map<String, List<String>> expectedByMatch = new LinkedHashMap<>();
         Set<String> bad = new HashSet<>();
         Files.createDirectories(work.resolve("inbox"));

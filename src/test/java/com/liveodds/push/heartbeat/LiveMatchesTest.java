@@ -37,8 +37,9 @@ class LiveMatchesTest {
         matches.enqueued("match:1");
         matches.finished("match:1", true);
         matches.enqueued("match:1");
-        await().pollDelay(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1)).until(() -> true);
-        assertThat(matches.claimDueHeartbeats()).isEmpty();
+        await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(2)).until(() -> matches.claimDueHeartbeats().isEmpty());
+        matches.finished("match:1", true);
+        await().atMost(Duration.ofSeconds(2)).until(() -> matches.claimDueHeartbeats().contains("match:1"));
     }
 
     @Test

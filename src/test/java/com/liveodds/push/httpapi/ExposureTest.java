@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.liveodds.push.support.CapturedLogs;
 import com.liveodds.push.support.RunningService;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Issue 9: what the service exposes. Loopback only in the embedded default, JSON for unknown paths, no JMS password in the log. */
 class ExposureTest {
@@ -23,8 +24,7 @@ class ExposureTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
-    void theEmbeddedDefaultListensOnLoopbackOnlyAndAnswersUnknownPathsInJson() throws Exception {
-        Path work = Files.createTempDirectory("exposure");
+    void theEmbeddedDefaultListensOnLoopbackOnlyAndAnswersUnknownPathsInJson(@TempDir Path work) throws Exception {
         try (CapturedLogs logs = CapturedLogs.all();
              RunningService service = RunningService.builder().work(work)
                      .unset("camel.server.host")

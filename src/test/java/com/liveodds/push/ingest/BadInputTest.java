@@ -29,12 +29,16 @@ import com.liveodds.push.support.WireMockPartner;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 9 through the file source, over real HTTP to a WireMock partner: every bad input gets one clear outcome
  * (dead-lettered with its reason, counted, logged once), nothing of it is pushed, and the valid files around it flow.
  */
 class BadInputTest {
+
+    @TempDir
+    static Path work;
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int MAX_SIZE = 4 * 1024;
@@ -54,7 +58,6 @@ class BadInputTest {
                 .willReturn(aResponse().withStatus(400).withHeader("Content-Type", "application/json")
                         .withBody("{\"error\":\"bad request\",\"echo\":{\"Authorization\":\"Bearer " + WireMockPartner.TOKEN
                                 + "\",\"client_secret\":\"s3cr3t-value\"}}")));
-        Path work = Files.createTempDirectory("bad-input");
         mapping = work.resolve("mapping.csv");
         Files.writeString(mapping, "fight_id,match_id\n900,match:9000\n");
         service = RunningService.builder()
@@ -75,8 +78,8 @@ class BadInputTest {
     }
 
     @Test
-    void aSymbolicLinkIsNeverFollowedButRemovedAndDeadLetteredByName() throws Exception {
-        Path outside = Files.createTempDirectory("outside").resolve("secret-message.json");
+    void aSymbolicLinkIsNeverFollowedButRemovedAndDeadLetteredByName(@TempDir Path elsewhere) throws Exception {
+        Path outside = elsewhere.resolve("secret-message.json");
         Files.writeString(outside, Messages.odds("link-target-1", Messages.external("1", 1001)));
         Files.createDirectories(service.inbox());
         Path link = Files.createSymbolicLink(service.inbox().resolve("s-001.json"), outside);

@@ -17,9 +17,13 @@ import com.liveodds.push.support.WireMockPartner;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The file source to the partner over real HTTP: paths, headers, bodies, match ids, dead letters. */
 class PushPipelineTest {
+
+    @TempDir
+    static Path work;
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static WireMockPartner partner;
@@ -28,7 +32,6 @@ class PushPipelineTest {
     @BeforeAll
     static void start() throws Exception {
         partner = new WireMockPartner().acceptingEverything();
-        Path work = Files.createTempDirectory("pipeline");
         Path mapping = work.resolve("mapping.csv");
         Files.writeString(mapping, "# test mapping\nfight_id,match_id\n21,match:5550021\n22,5550022\n");
         service = RunningService.builder()

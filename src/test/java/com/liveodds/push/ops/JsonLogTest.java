@@ -28,6 +28,7 @@ import com.liveodds.push.support.RunningService;
 import com.liveodds.push.support.ServiceProcess;
 import com.liveodds.push.support.WireMockPartner;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
@@ -37,8 +38,7 @@ class JsonLogTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
-    void theServiceStartedWithTheEnvironmentVariableWritesOnlyJsonLines() throws Exception {
-        Path work = Files.createTempDirectory("json-log");
+    void theServiceStartedWithTheEnvironmentVariableWritesOnlyJsonLines(@TempDir Path work) throws Exception {
         Files.createDirectories(work.resolve("inbox"));
         try (WireMockPartner partner = new WireMockPartner().acceptingEverything()) {
             partner.server().stubFor(post(urlPathMatching("/partner/v1/liveodds/.*")).atPriority(1)
@@ -102,8 +102,7 @@ class JsonLogTest {
     }
 
     @Test
-    void textStaysTheDefaultAndTheSettingIsReadFromTheConfigurationFolder() throws Exception {
-        Path home = Files.createTempDirectory("log-format");
+    void textStaysTheDefaultAndTheSettingIsReadFromTheConfigurationFolder(@TempDir Path home) throws Exception {
         System.setProperty("liveodds.home", home.toString());
         try {
             assertThat(new LogFormat().getPropertyValue()).isEqualTo(System.getenv("LIVEODDS_LOG_FORMAT") == null ? "text" : "json");

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /** The readiness check alone: DOWN only after down-after of failures with no success, UP at the next success. */
 class PartnerHealthTest {
 
-    private static final Duration DOWN_AFTER = Duration.ofMillis(500);
+    private static final Duration DOWN_AFTER = Duration.ofSeconds(1);
 
     private PartnerHealth health() {
         PartnerHealth health = new PartnerHealth();
@@ -29,7 +29,7 @@ class PartnerHealthTest {
         health.failed("HTTP 503");
         assertThat(health.isUp()).as("one failure is not an outage").isTrue();
 
-        await().atMost(Duration.ofSeconds(3)).until(() -> !health.isUp());
+        await().atMost(DOWN_AFTER.multipliedBy(5)).until(() -> !health.isUp());
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(DOWN_AFTER);
         HealthCheck.Result down = call(health);
         assertThat(down.getState()).isEqualTo(HealthCheck.State.DOWN);
@@ -44,17 +44,19 @@ class PartnerHealthTest {
     void aSuccessWithinDownAfterKeepsItUp() {
         PartnerHealth health = health();
         health.failed("time-out");
-        await().pollDelay(Duration.ofMillis(300)).until(() -> true);
+        await().during(DOWN_AFTER.dividedBy(4)).atMost(DOWN_AFTER.multipliedBy(4)).until(health::isUp);
+        long success = System.nanoTime();
         health.succeeded();
         health.failed("time-out");
-        await().pollDelay(Duration.ofMillis(300)).until(() -> true);
-        assertThat(health.isUp()).as("failing for 300 ms since the last success").isTrue();
+        await().atMost(DOWN_AFTER.multipliedBy(5)).until(() -> !health.isUp());
+        assertThat(Duration.ofNanos(System.nanoTime() - success)).as("down-after counted from the last success")
+                .isGreaterThanOrEqualTo(DOWN_AFTER);
     }
 
     @Test
     void nothingSentIsNotDown() {
         PartnerHealth health = health();
-        await().pollDelay(DOWN_AFTER.multipliedBy(2)).until(() -> true);
+        await().during(DOWN_AFTER.multipliedBy(2)).atMost(DOWN_AFTER.multipliedBy(4)).until(health::isUp);
         assertThat(health.isUp()).isTrue();
         assertThat(health.partner().lastSuccess()).isNull();
         assertThat(health.partner().lastFailure()).isNull();

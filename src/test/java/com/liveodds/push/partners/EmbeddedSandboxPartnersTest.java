@@ -18,6 +18,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.liveodds.push.support.CapturedLogs;
 import com.liveodds.push.support.RunningService;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The embedded default (no partner setting at all, contract 16): the demo card goes to two sandbox partners with
@@ -31,8 +32,7 @@ class EmbeddedSandboxPartnersTest {
     private static final String BOOKED_BY_B = "match:41234567";
 
     @Test
-    void theDemoCardFansOutToTwoSandboxPartnersEachWithItsBooking() throws Exception {
-        Path work = Files.createTempDirectory("embedded-partners");
+    void theDemoCardFansOutToTwoSandboxPartnersEachWithItsBooking(@TempDir Path work) throws Exception {
         try (CapturedLogs logs = CapturedLogs.all();
              RunningService service = RunningService.builder().work(work).set("liveodds.demo.period", "100ms")
                      .set("camel.main.shutdown-timeout", "1").start()) {

@@ -18,6 +18,7 @@ import com.liveodds.push.support.RunningService;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The file source with three partners (contract 16): each partner reads the inbox on its own, a file leaves the inbox
@@ -25,6 +26,9 @@ import org.junit.jupiter.api.Test;
  * (validated, resolved, rejected) once for all of them.
  */
 class FileSourcePartnersTest {
+
+    @TempDir
+    static Path work;
 
     private static LoopbackPartner a;
     private static LoopbackPartner b;
@@ -36,7 +40,6 @@ class FileSourcePartnersTest {
         a = new LoopbackPartner();
         b = new LoopbackPartner();
         c = new LoopbackPartner();
-        Path work = Files.createTempDirectory("file-partners");
         Files.writeString(work.resolve("booking-b.txt"), "match:900\n901\n");
         Files.writeString(work.resolve("booking-c.txt"), "# c\nmatch:901\nmatch:902\n");
         service = RunningService.builder()

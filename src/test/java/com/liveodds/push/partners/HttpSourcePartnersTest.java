@@ -22,6 +22,7 @@ import com.liveodds.push.support.LoopbackPartner;
 import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.RunningService;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The HTTP source with several partners (contract 16): it keeps no backlog of its own, so it answers 202 once every
@@ -49,8 +50,7 @@ class HttpSourcePartnersTest {
     }
 
     @Test
-    void theReceiptListsEachPartnersOutcomeAndOnlyTheSourcesTokensFeedIt() throws Exception {
-        Path work = Files.createTempDirectory("http-partners");
+    void theReceiptListsEachPartnersOutcomeAndOnlyTheSourcesTokensFeedIt(@TempDir Path work) throws Exception {
         Path bookingB = Files.writeString(work.resolve("booking-b.txt"), "match:900\n");
         try (CapturedLogs logs = CapturedLogs.all();
              LoopbackPartner a = new LoopbackPartner();
@@ -85,8 +85,7 @@ class HttpSourcePartnersTest {
     }
 
     @Test
-    void aPartnerThatIsDownGetsTheMessageDeadLetteredAtOnceAndHoldsNeitherTheProducerNorTheOthers() throws Exception {
-        Path work = Files.createTempDirectory("http-partner-down");
+    void aPartnerThatIsDownGetsTheMessageDeadLetteredAtOnceAndHoldsNeitherTheProducerNorTheOthers(@TempDir Path work) throws Exception {
         Path bookingB = Files.writeString(work.resolve("booking-b.txt"), "match:900\n");
         try (LoopbackPartner a = new LoopbackPartner();
              LoopbackPartner b = new LoopbackPartner().failing(path -> true);
@@ -100,7 +99,8 @@ class HttpSourcePartnersTest {
             long firstStarted = System.nanoTime();
             JsonNode first = JSON.readTree(accepted(service, Messages.odds("down-1", Messages.external("1", 900))));
             assertThat(first.path("partners")).isEqualTo(JSON.readTree("{\"a\":\"delivered\",\"b\":\"dead_lettered\"}"));
-            assertThat(Duration.ofNanos(System.nanoTime() - firstStarted)).isLessThan(Duration.ofSeconds(10));
+            assertThat(Duration.ofNanos(System.nanoTime() - firstStarted)).as("far short of the retry budget")
+                    .isLessThan(Duration.ofMinutes(2));
             assertThat(ids(b)).hasSizeGreaterThan(1).allMatch("down-1"::equals);
             PartnerHealth healthOfB = service.bean("liveoddsPartnerHealth-b", PartnerHealth.class);
             await().atMost(Duration.ofSeconds(10)).until(() -> !healthOfB.isUp());
@@ -142,8 +142,7 @@ class HttpSourcePartnersTest {
     }
 
     @Test
-    void aPartnerWhoseQueuesAreFullGetsTheMessageDeadLetteredAtOnceInsteadOfHoldingTheProducer() throws Exception {
-        Path work = Files.createTempDirectory("http-partner-full");
+    void aPartnerWhoseQueuesAreFullGetsTheMessageDeadLetteredAtOnceInsteadOfHoldingTheProducer(@TempDir Path work) throws Exception {
         try (LoopbackPartner a = new LoopbackPartner();
              LoopbackPartner b = new LoopbackPartner().latency(3000);
              RunningService service = twoPartners(a, b, "all").work(work)

@@ -10,7 +10,6 @@ import static com.liveodds.push.partners.ThreePartners.sizeFor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -21,6 +20,7 @@ import com.liveodds.push.support.LoopbackPartner;
 import com.liveodds.push.support.RunningService;
 import org.apache.activemq.artemis.core.server.Queue;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The JMS source with three partners of different bookings (contract 16): the upstream is an Artemis multicast
@@ -35,12 +35,11 @@ class JmsPartnersTest {
     private static final int CONSUMERS = 2;
 
     @Test
-    void aPartnerThatIsDownKeepsItsBacklogInItsQueueWhileTheOthersGoOn() throws Exception {
+    void aPartnerThatIsDownKeepsItsBacklogInItsQueueWhileTheOthersGoOn(@TempDir Path work) throws Exception {
         try (EmbeddedArtemis broker = new EmbeddedArtemis().start();
              LoopbackPartner a = new LoopbackPartner();
              LoopbackPartner b = new LoopbackPartner();
              LoopbackPartner c = new LoopbackPartner()) {
-            Path work = Files.createTempDirectory("jms-partners");
             RunningService first = service(broker, a, b, c, work);
             // each partner's queue on the address, made by its subscription, read by its consumers
             await().atMost(Duration.ofSeconds(30)).until(() -> List.of("a", "b", "c").stream()

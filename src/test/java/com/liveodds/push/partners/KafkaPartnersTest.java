@@ -11,7 +11,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -35,6 +34,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Kafka source with three partners of different bookings (contract 16): one consumer group per partner, so a
@@ -49,7 +49,7 @@ class KafkaPartnersTest {
     private static final String GROUP = "g-partners";
 
     @Test
-    void aPartnerThatIsDownKeepsItsBacklogOnTheBrokerWhileTheOthersGoOnAndCatchesUpInOrder() throws Exception {
+    void aPartnerThatIsDownKeepsItsBacklogOnTheBrokerWhileTheOthersGoOnAndCatchesUpInOrder(@TempDir Path work) throws Exception {
         ScheduledExecutorService alive = Executors.newSingleThreadScheduledExecutor();
         try (EmbeddedKafka kafka = new EmbeddedKafka().start();
              LoopbackPartner a = new LoopbackPartner();
@@ -57,7 +57,6 @@ class KafkaPartnersTest {
              LoopbackPartner c = new LoopbackPartner()) {
             kafka.createTopic(TOPIC, PARTITIONS);
             aliveEverySecond(alive, kafka);
-            Path work = Files.createTempDirectory("kafka-partners");
             try {
                 RunningService first = service(kafka, a, b, c, work).start();
                 for (String partner : List.of("a", "b", "c")) {
@@ -113,7 +112,7 @@ class KafkaPartnersTest {
     }
 
     @Test
-    void twoInstancesShareEachPartnersGroupAndTheSurvivorTakesOverEachPartnersHeartbeats() throws Exception {
+    void twoInstancesShareEachPartnersGroupAndTheSurvivorTakesOverEachPartnersHeartbeats(@TempDir Path work) throws Exception {
         ScheduledExecutorService alive = Executors.newSingleThreadScheduledExecutor();
         try (EmbeddedKafka kafka = new EmbeddedKafka().start();
              LoopbackPartner a = new LoopbackPartner();
@@ -121,7 +120,6 @@ class KafkaPartnersTest {
              LoopbackPartner c = new LoopbackPartner()) {
             kafka.createTopic(TOPIC, PARTITIONS);
             aliveEverySecond(alive, kafka);
-            Path work = Files.createTempDirectory("kafka-partners-scale");
             try (RunningService first = service(kafka, a, b, c, work.resolve("first")).start();
                  RunningService second = service(kafka, a, b, c, work.resolve("second")).start()) {
                 for (String partner : List.of("a", "b", "c")) {

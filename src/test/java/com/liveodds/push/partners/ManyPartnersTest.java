@@ -14,9 +14,13 @@ import com.liveodds.push.support.RunningService;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Two partners from one deployment (contract 16): each gets its booked matches on its own path, and only those. */
 class ManyPartnersTest {
+
+    @TempDir
+    static Path work;
 
     private static LoopbackPartner a;
     private static LoopbackPartner b;
@@ -27,7 +31,6 @@ class ManyPartnersTest {
     static void start() throws Exception {
         a = new LoopbackPartner();
         b = new LoopbackPartner();
-        Path work = Files.createTempDirectory("partners");
         booking = work.resolve("booking-b.txt");
         Files.writeString(booking, "# partner b books one match\nmatch:900\n");
         service = RunningService.builder()

@@ -23,6 +23,7 @@ import com.liveodds.push.support.RunningService;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The fixtures API of several partners (contract 16), over real HTTP: each partner's token opens its own listing only
@@ -30,6 +31,9 @@ import org.junit.jupiter.api.Test;
  * is_liveodds follows that partner's booking, also when the booking is edited while the service runs.
  */
 class PartnerFixturesTest {
+
+    @TempDir
+    static Path work;
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -48,7 +52,6 @@ class PartnerFixturesTest {
         logs = CapturedLogs.all();
         a = new LoopbackPartner();
         b = new LoopbackPartner();
-        Path work = Files.createTempDirectory("partner-fixtures");
         bookingB = work.resolve("booking-b.txt");
         // b books a fight the file says has no live odds, and one it says has them; not the others
         Files.writeString(bookingB, "# b\nmatch:41234571\n41234567\n\n");

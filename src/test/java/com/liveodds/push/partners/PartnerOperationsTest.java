@@ -15,6 +15,7 @@ import com.liveodds.push.support.LoopbackPartner;
 import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.RunningService;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Operations with two partners (contract 16, "Per partner in operations"): partner b refuses every push for a while.
@@ -35,8 +36,7 @@ class PartnerOperationsTest {
             "liveodds_partner_up", "liveodds_messages_not_booked_total");
 
     @Test
-    void eachPartnerIsSeenAndReplayedOnItsOwn() throws Exception {
-        Path work = Files.createTempDirectory("partner-ops");
+    void eachPartnerIsSeenAndReplayedOnItsOwn(@TempDir Path work) throws Exception {
         Path mapping = work.resolve("fight-mapping.csv");
         Files.writeString(mapping, "fight_id,match_id\n");
         try (LoopbackPartner a = new LoopbackPartner(); LoopbackPartner b = new LoopbackPartner().failing(path -> true);

@@ -26,6 +26,7 @@ import org.apache.camel.builder.RouteConfigurationBuilder;
 import org.apache.camel.main.Main;
 import org.apache.camel.support.CamelContextHelper;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The bundle in a host that declares, for its own routes, an unnamed route configuration swallowing every exception
@@ -41,8 +42,7 @@ class HostSafetyTest {
     private final int port = RunningService.freePort();
 
     @Test
-    void aHostsUnnamedRouteConfigurationsNeverApplyToTheBundle() throws Exception {
-        Path home = Files.createTempDirectory("host-safety");
+    void aHostsUnnamedRouteConfigurationsNeverApplyToTheBundle(@TempDir Path home) throws Exception {
         Path inbox = home.resolve("data/inbox");
         Files.createDirectories(inbox);
         try (LoopbackPartner partner = new LoopbackPartner().failing(path -> true);

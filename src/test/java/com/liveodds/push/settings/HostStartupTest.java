@@ -7,13 +7,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 
 import com.liveodds.push.support.CapturedLogs;
 import com.liveodds.push.support.RunningService;
 import org.apache.camel.main.Main;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The bundle in a host application: a plain camel-main with nothing of ours but the route files from the class path
@@ -43,13 +44,13 @@ class HostStartupTest {
     }
 
     @Test
-    void aHostWithoutAnHttpServerOfItsOwnGetsTheFixturesApiOnCamelsServer() throws Exception {
+    void aHostWithoutAnHttpServerOfItsOwnGetsTheFixturesApiOnCamelsServer(@TempDir Path home) throws Exception {
         int port = RunningService.freePort();
         Main main = new Main();
         main.addOverrideProperty("camel.main.routes-include-pattern", "classpath:liveodds/routes/*.yaml");
         main.addOverrideProperty("camel.server.port", Integer.toString(port));
         main.addOverrideProperty("camel.server.host", "127.0.0.1");
-        main.addOverrideProperty("liveodds.home", Files.createTempDirectory("host-without-server").toString());
+        main.addOverrideProperty("liveodds.home", home.toString());
         Map.of("liveodds.partner.id", "42", "liveodds.partner.base-url", "http://127.0.0.1:1/partner",
                 "liveodds.partner.auth-url", "http://127.0.0.1:1/auth", "liveodds.partner.client-id", "abc",
                 "liveodds.partner.client-secret", "def").forEach(main::addOverrideProperty);

@@ -19,6 +19,7 @@ import com.liveodds.push.support.RunningService;
 import com.liveodds.push.support.WireMockPartner;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
 import org.openqa.selenium.OutputType;
@@ -42,6 +43,9 @@ class StatusPageBrowserTest {
     private static final String ADMIN_TOKEN = "ops-admin-token-7f3a";
     private static final long STUCK = 9001;
 
+    @TempDir
+    Path profile;
+
     @Test
     void operatorSeesTheStuckMatchFirstAndReplaysADeadLetter() throws Exception {
         requireBrowser();
@@ -63,7 +67,7 @@ class StatusPageBrowserTest {
                 service.drop("c01.json", Messages.odds("bad-0001", Messages.external("bad", rejectedMatch)));
                 await().atMost(Duration.ofSeconds(20)).until(() -> partner.pushes("odds").size() >= 14 && service.deadLetterCount() == 1);
 
-                WebDriver browser = browser();
+                WebDriver browser = browser(profile);
                 try {
                     browser.manage().window().setSize(new Dimension(1440, 900));
                     browser.get("http://127.0.0.1:" + service.serverPort() + "/status");
@@ -120,7 +124,7 @@ class StatusPageBrowserTest {
             service.drop("a01.json", Messages.odds("both-1", Messages.external("1", 8101)));
             await().atMost(Duration.ofSeconds(20)).until(() -> service.deadLetterCount() == 1);
 
-            WebDriver browser = browser();
+            WebDriver browser = browser(profile);
             try {
                 browser.manage().window().setSize(new Dimension(1440, 900));
                 browser.get("http://127.0.0.1:" + service.serverPort() + "/status");
@@ -174,12 +178,12 @@ class StatusPageBrowserTest {
     }
 
     /** Both paths given, so Selenium Manager never looks for a browser or a driver on the network. */
-    static WebDriver browser() throws Exception {
+    static WebDriver browser(Path profile) throws Exception {
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--user-data-dir=" + Files.createTempDirectory("chromium-profile"));
+                "--user-data-dir=" + profile);
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
                 .usingAnyFreePort().build();
         return new ChromeDriver(service, options);

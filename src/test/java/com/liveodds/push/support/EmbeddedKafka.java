@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
+import org.apache.camel.util.FileUtil;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -27,11 +28,12 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private final int brokerPort = RunningService.freePort();
     private final int controllerPort = RunningService.freePort();
+    private Path logDir;
     private KafkaRaftServer server;
     private KafkaProducer<String, String> producer;
 
     public EmbeddedKafka start() throws Exception {
-        Path logDir = Files.createTempDirectory("kraft");
+        logDir = Files.createTempDirectory("kraft");
         Map<String, Object> props = new HashMap<>();
         props.put("process.roles", "broker,controller");
         props.put("node.id", "1");
@@ -115,6 +117,9 @@ public final class EmbeddedKafka implements AutoCloseable {
         if (server != null) {
             server.shutdown();
             server.awaitShutdown();
+        }
+        if (logDir != null) {
+            FileUtil.removeDir(logDir.toFile());
         }
     }
 }

@@ -22,6 +22,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.liveodds.push.LiveoddsPush;
 import org.apache.camel.CamelContext;
 import org.apache.camel.main.Main;
+import org.apache.camel.util.FileUtil;
 
 /**
  * The whole service, started in this JVM exactly as the jar starts it (same Main, same application.properties and
@@ -33,11 +34,13 @@ public final class RunningService implements AutoCloseable {
 
     private final Main main;
     private final Path work;
+    private final boolean ownsWork;
     private final Map<String, String> settings;
 
-    private RunningService(Main main, Path work, Map<String, String> settings) {
+    private RunningService(Main main, Path work, boolean ownsWork, Map<String, String> settings) {
         this.main = main;
         this.work = work;
+        this.ownsWork = ownsWork;
         this.settings = settings;
     }
 
@@ -136,12 +139,17 @@ public final class RunningService implements AutoCloseable {
         }
     }
 
+    /** Stops the service, and removes its folders when this made them (a test that gave {@link Builder#work} owns its own). */
     @Override
     public void close() {
         try {
             main.stop();
         } catch (Exception e) {
             throw new IllegalStateException(e);
+        } finally {
+            if (ownsWork) {
+                FileUtil.removeDir(work.toFile());
+            }
         }
     }
 
@@ -197,8 +205,9 @@ public final class RunningService implements AutoCloseable {
         }
 
         public RunningService start() {
+            Path dir = null;
             try {
-                Path dir = work != null ? work : Files.createTempDirectory("liveodds-test");
+                dir = work != null ? work : Files.createTempDirectory("liveodds-test");
                 settings.putIfAbsent("liveodds.source.file.dir", dir.resolve("inbox").toString());
                 settings.putIfAbsent("liveodds.dead-letter.dir", dir.resolve("dead-letter").toString());
                 settings.putIfAbsent("liveodds.sandbox.token-file", dir.resolve(".sandbox-token").toString());
@@ -211,8 +220,11 @@ public final class RunningService implements AutoCloseable {
                 Main main = LiveoddsPush.createMain(Path.of("").toAbsolutePath());
                 settings.forEach(main::addOverrideProperty);
                 main.start();
-                return new RunningService(main, dir, settings);
+                return new RunningService(main, dir, work == null, settings);
             } catch (Exception e) {
+                if (work == null && dir != null) {
+                    FileUtil.removeDir(dir.toFile());
+                }
                 throw new IllegalStateException("service did not start: " + e.getMessage(), e);
             }
         }

@@ -32,10 +32,16 @@ public final class ServiceProcess implements AutoCloseable {
 
     /**
      * Settings of a service process against a partner on loopback, with its own folders under {@code work} and free
-     * ports on 127.0.0.1; tests put theirs on top.
+     * ports on 127.0.0.1; tests put theirs on top. Its temporary files go under {@code work} too, so that what a
+     * process killed outright leaves there goes with the test's folder.
      */
     public static Map<String, String> settings(String baseUrl, String authUrl, Path work) {
         Map<String, String> s = new java.util.LinkedHashMap<>();
+        try {
+            s.put("java.io.tmpdir", Files.createDirectories(work.resolve("tmp")).toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         s.put("liveodds.partner.id", "42");
         s.put("liveodds.partner.base-url", baseUrl);
         s.put("liveodds.partner.auth-url", authUrl);

@@ -12,7 +12,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,6 +28,7 @@ import com.liveodds.push.support.RunningService;
 import com.liveodds.push.support.ServiceProcess;
 import com.liveodds.push.support.WireMockPartner;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 9, finding 1: 160 parallel unauthenticated {@code POST /v1/ingest} of 16 MB each against the service in its
@@ -42,8 +42,7 @@ class HttpFloodTest {
     private static final String TOKEN = "flood-token-1";
 
     @Test
-    void aFloodOfLargeUnauthenticatedRequestsIsRefusedUnreadAndTheServiceAnswersEveryoneElse() throws Exception {
-        Path work = Files.createTempDirectory("http-flood");
+    void aFloodOfLargeUnauthenticatedRequestsIsRefusedUnreadAndTheServiceAnswersEveryoneElse(@TempDir Path work) throws Exception {
         int port = RunningService.freePort();
         int management = RunningService.freePort();
         try (WireMockPartner partner = new WireMockPartner().acceptingEverything()) {
@@ -95,7 +94,7 @@ class HttpFloodTest {
                         .build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(202);
                 assertThat(service.isAlive()).isTrue();
                 assertThat(service.log()).doesNotContain("OutOfMemoryError");
-                assertThat(partner.pushes()).hasSize(2);
+                assertThat(partner.pushes("odds")).as("the two valid messages; heartbeats may come meanwhile").hasSize(2);
             }
         }
     }

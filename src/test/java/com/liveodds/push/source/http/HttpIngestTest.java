@@ -10,7 +10,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -26,9 +25,13 @@ import com.liveodds.push.support.WireMockPartner;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The HTTP source over real HTTP: 202 only after delivery, 400/401/413/503 and their order, nothing leaks through. */
 class HttpIngestTest {
+
+    @TempDir
+    static Path work;
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -51,7 +54,6 @@ class HttpIngestTest {
                 .willReturn(aResponse().withStatus(202).withFixedDelay(SLOW_MILLIS)));
         partner.server().stubFor(post(urlPathMatching("/partner/v1/liveodds/42/match:" + REFUSING_MATCH + "/.*")).atPriority(1)
                 .willReturn(aResponse().withStatus(422).withBody("{\"error\":\"unknown market\"}")));
-        Path work = Files.createTempDirectory("http-source");
         service = RunningService.builder()
                 .partner(partner.baseUrl(), partner.authUrl())
                 .work(work)

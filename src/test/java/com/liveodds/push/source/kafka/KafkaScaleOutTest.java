@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -30,6 +29,7 @@ import com.liveodds.push.support.WireMockPartner;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Two instances in one consumer group; one stops mid-stream. Every message still reaches the partner, per match in
@@ -43,6 +43,9 @@ class KafkaScaleOutTest {
     private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(6);
     private static final int STREAMING_FIGHTS = 6;
     private static final int ROUNDS = 40;
+
+    @TempDir
+    Path work;
 
     @Test
     void theSurvivorDeliversEverythingInOrderAndKeepsTheHeartbeatsGoing() throws Exception {
@@ -74,7 +77,7 @@ class KafkaScaleOutTest {
             RunningService b = instance(kafka, partner);
             KafkaPartitions ofB = b.bean("liveoddsKafkaPartitions", KafkaPartitions.class);
             await().atMost(Duration.ofSeconds(30)).until(() -> ofB.owned().size() == PARTITIONS);
-            AutoCloseable a = crash ? ServiceProcess.start(processSettings(kafka, partner), Files.createTempFile("instance-a", ".log"))
+            AutoCloseable a = crash ? ServiceProcess.start(processSettings(kafka, partner), work.resolve("instance-a.log"))
                     : instance(kafka, partner);
             try {
                 // A holds what B gave up when A joined
@@ -172,8 +175,7 @@ class KafkaScaleOutTest {
         }
     }
 
-    private static Map<String, String> processSettings(EmbeddedKafka kafka, WireMockPartner partner) throws Exception {
-        Path work = Files.createTempDirectory("instance-a");
+    private Map<String, String> processSettings(EmbeddedKafka kafka, WireMockPartner partner) throws Exception {
         Map<String, String> settings = ServiceProcess.settings(partner.baseUrl(), partner.authUrl(), work);
         settings.put("liveodds.partner.client-id", "push-client");
         settings.put("liveodds.partner.client-secret", "s3cr3t-value");
