@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
  *               (and the push's PushOutcome)                               check (check-partner): token, partner
  *   deadletter  reads ingest, delivery
  *   ingest      validation, match id, the push: reads delivery
- *   delivery    the queues, attempts, heartbeats sent: reads heartbeat, token, partner
+ *   delivery    partners' pushes, their record, heartbeats sent: reads queue, heartbeat, token, partner
+ *   queue       liveoddsQueue, the keyed seda: a Camel component that knows exchanges, not pushes; reads nothing
  *   heartbeat   live matches, upstream liveness: beside delivery, reads neither delivery nor above
  *   token       reads partner
  *   partner     reads only the bottom
@@ -61,7 +62,8 @@ class PackageDirectionTest {
             Map.entry("partner", Set.of()),
             Map.entry("token", Set.of("partner")),
             Map.entry("heartbeat", Set.of()),
-            Map.entry("delivery", Set.of("heartbeat", "token", "partner")),
+            Map.entry("queue", Set.of()),
+            Map.entry("delivery", Set.of("queue", "heartbeat", "token", "partner")),
             Map.entry("ingest", Set.of("delivery")),
             Map.entry("deadletter", Set.of("ingest", "delivery")),
             Map.entry("source", Set.of("source", "deadletter", "ingest", "delivery", "heartbeat", "auth", "httpapi")),
