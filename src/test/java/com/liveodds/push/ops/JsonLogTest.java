@@ -81,13 +81,8 @@ class JsonLogTest {
 
     @Test
     void aLineKeepsItsMessageIdsAndItsStackTraceOnOneLine() throws Exception {
-        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-        LogEncoder encoder = new LogEncoder();
-        encoder.setContext(context);
-        encoder.setFormat("json");
-        encoder.setPattern("%msg%n");
-        encoder.start();
-        Logger logger = context.getLogger("liveodds.test");
+        LogEncoder encoder = jsonEncoder();
+        Logger logger = ((LoggerContext) LoggerFactory.getILoggerFactory()).getLogger("liveodds.test");
         String line;
         try (var ids = MessageLogContext.of("match:1", "m-1\nforged line")) {
             LoggingEvent event = new LoggingEvent("x", logger, Level.WARN, "push {} failed\nsecond line",
@@ -109,12 +104,8 @@ class JsonLogTest {
 
     @Test
     void aLineAboutATracedMessageNamesItsTraceAndSpan() throws Exception {
-        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-        LogEncoder encoder = new LogEncoder();
-        encoder.setContext(context);
-        encoder.setFormat("json");
-        encoder.start();
-        Logger logger = context.getLogger("liveodds.test");
+        LogEncoder encoder = jsonEncoder();
+        Logger logger = ((LoggerContext) LoggerFactory.getILoggerFactory()).getLogger("liveodds.test");
         Exchange traced = new DefaultExchange(new DefaultCamelContext());
         // what tracing keeps on the exchange of a message (liveodds.tracing.enabled)
         traced.setProperty(TraceIds.PROPERTY, new TraceIds("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"));
@@ -138,6 +129,15 @@ class JsonLogTest {
         JsonNode plain = JSON.readTree(untracedLine);
         assertThat(plain.has("trace_id") || plain.has("span_id")).as("tracing off: no trace fields").isFalse();
         assertThat(plain.path("message_id").asText()).isEqualTo("m-2");
+    }
+
+    private static LogEncoder jsonEncoder() {
+        LogEncoder encoder = new LogEncoder();
+        encoder.setContext((LoggerContext) LoggerFactory.getILoggerFactory());
+        encoder.setFormat("json");
+        encoder.setPattern("%msg%n");
+        encoder.start();
+        return encoder;
     }
 
     @Test

@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import com.liveodds.push.support.CapturedLogs;
@@ -47,20 +46,9 @@ class HostOwnTracerTest {
                 .build();
         GlobalOpenTelemetry.set(hostSdk);
         Files.createDirectories(home.resolve("data/inbox"));
-        Main host = new Main();
         try (WireMockPartner partner = new WireMockPartner().acceptingEverything(); CapturedLogs logs = CapturedLogs.all()) {
+            Main host = UpstreamTrace.hostWithTracedBundle(home, partner);
             host.addOverrideProperty("camel.opentelemetry2.enabled", "true");
-            host.addOverrideProperty("camel.main.routes-include-pattern", "classpath:liveodds/routes/*.yaml");
-            host.addOverrideProperty("camel.main.shutdown-timeout", "5");
-            host.addOverrideProperty("camel.server.enabled", "true");
-            host.addOverrideProperty("camel.server.host", "127.0.0.1");
-            host.addOverrideProperty("camel.server.port", Integer.toString(RunningService.freePort()));
-            host.addOverrideProperty("liveodds.home", home.toString());
-            host.addOverrideProperty("liveodds.source.file.poll-delay", "50");
-            host.addOverrideProperty("liveodds.tracing.enabled", "true");
-            Map.of("liveodds.partner.id", "42", "liveodds.partner.base-url", partner.baseUrl(),
-                    "liveodds.partner.auth-url", partner.authUrl(), "liveodds.partner.client-id", "host",
-                    "liveodds.partner.client-secret", "host-secret").forEach(host::addOverrideProperty);
             host.start();
             try {
                 assertThat(host.getCamelContext().hasService(CamelTracingService.class).getClass()).isEqualTo(OpenTelemetryTracer.class);

@@ -8,11 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
-import com.liveodds.push.support.CapturedLogs;
 import com.liveodds.push.support.InMemoryTraces;
 import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.RunningService;
@@ -46,7 +44,7 @@ class HostTracingTest {
         UpstreamTrace.exportTo(null);
         partner = new WireMockPartner().acceptingEverything();
         Files.createDirectories(home.resolve("data/inbox"));
-        host = new Main();
+        host = UpstreamTrace.hostWithTracedBundle(home, partner);
         host.configure().addRoutesBuilder(new RouteBuilder() {
             @Override
             public void configure() {
@@ -54,17 +52,6 @@ class HostTracingTest {
                 from("direct:host-work").routeId("host-work").process(exchange -> hostTicks.add(exchange.getExchangeId()));
             }
         });
-        host.addOverrideProperty("camel.main.routes-include-pattern", "classpath:liveodds/routes/*.yaml");
-        host.addOverrideProperty("camel.main.shutdown-timeout", "5");
-        host.addOverrideProperty("camel.server.enabled", "true");
-        host.addOverrideProperty("camel.server.host", "127.0.0.1");
-        host.addOverrideProperty("camel.server.port", Integer.toString(RunningService.freePort()));
-        host.addOverrideProperty("liveodds.home", home.toString());
-        host.addOverrideProperty("liveodds.source.file.poll-delay", "50");
-        host.addOverrideProperty("liveodds.tracing.enabled", "true");
-        Map.of("liveodds.partner.id", "42", "liveodds.partner.base-url", partner.baseUrl(),
-                "liveodds.partner.auth-url", partner.authUrl(), "liveodds.partner.client-id", "host",
-                "liveodds.partner.client-secret", "host-secret").forEach(host::addOverrideProperty);
         host.start();
     }
 

@@ -5,19 +5,14 @@ import static com.liveodds.push.tracing.UpstreamTrace.MATCH;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import com.liveodds.push.support.Messages;
-import com.liveodds.push.support.OtlpReceiver;
-import com.liveodds.push.support.RunningService;
-import com.liveodds.push.support.WireMockPartner;
 import com.google.protobuf.ByteString;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.proto.common.v1.KeyValue;
@@ -33,40 +28,23 @@ import org.junit.jupiter.api.Test;
  */
 class HttpTracingTest {
 
-    private static final String TOKEN = "Bearer ingest-token-1";
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
-    private static OtlpReceiver collector;
-    private static WireMockPartner partner;
-    private static RunningService service;
+    private static UpstreamTrace.HttpSetup setup;
 
     @BeforeAll
     static void start() throws Exception {
-        collector = new OtlpReceiver();
-        UpstreamTrace.exportTo(collector);
-        partner = new WireMockPartner().acceptingEverything();
-        service = RunningService.builder()
-                .partner(partner.baseUrl(), partner.authUrl())
-                .set("liveodds.source", "http")
-                .set("liveodds.fixtures.auth.tokens", "ingest-token-1")
-                .set("liveodds.tracing.enabled", "true")
-                .start();
+        setup = UpstreamTrace.HttpSetup.start(true);
     }
 
     @AfterAll
     static void stop() {
-        service.close();
-        partner.close();
-        collector.close();
-        UpstreamTrace.clearExport();
+        setup.close();
     }
 
     @Test
     void anIngestedMessageIsOneTraceAtTheCollectorAndAtThePartner() throws Exception {
         UpstreamTrace upstream = new UpstreamTrace("6bf92f3577b34da6a3ce929d0e0e4738", "00f067aa0ba902b9");
-        HttpResponse<String> answer = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + service.serverPort() + "/v1/ingest"))
-                .header("Authorization", TOKEN).header("traceparent", upstream.traceparent()).header("tracestate", "engine=9")
-                .POST(HttpRequest.BodyPublishers.ofString(Messages.odds("ht-1", Messages.external("81", 81001)))).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> answer = UpstreamTrace.ingest(setup.service(), Messages.odds("ht-1", Messages.external("81", 81001)),
+                "traceparent", upstream.traceparent(), "tracestate", "engine=9");
         assertThat(answer.statusCode()).isEqualTo(202);
 
         SpanData attempt = UpstreamTrace.attempts("ht-1", 1).get(0);
@@ -77,20 +55,20 @@ class HttpTracingTest {
         assertThat(receipt.getParentSpanId()).isEqualTo(upstream.parentSpanId);
         assertThat(trace).extracting(SpanData::getName).contains("liveodds-ingest");
 
-        LoggedRequest push = UpstreamTrace.pushesOf(partner, "ht-1").get(0);
+        LoggedRequest push = UpstreamTrace.pushesOf(setup.partner(), "ht-1").get(0);
         assertThat(UpstreamTrace.traceparentOf(push)).containsEntry("trace", upstream.traceId)
                 .containsEntry("parent", attempt.getSpanId());
         assertThat(push.getHeader("tracestate")).isEqualTo("engine=9");
 
         // the same spans reached the collector over OTLP: the receipt, ingest and the CLIENT attempt with its attributes
         ByteString traceId = ByteString.fromHex(upstream.traceId);
-        await().atMost(Duration.ofSeconds(20)).until(() -> collector.spans().stream()
+        await().atMost(Duration.ofSeconds(20)).until(() -> setup.collector().spans().stream()
                 .filter(s -> s.getTraceId().equals(traceId)).count() >= trace.size());
-        List<Span> exported = collector.spans().stream().filter(s -> s.getTraceId().equals(traceId)).toList();
+        List<Span> exported = setup.collector().spans().stream().filter(s -> s.getTraceId().equals(traceId)).toList();
         assertThat(exported).extracting(Span::getName).contains("liveodds-ingest");
         Span client = exported.stream().filter(s -> s.getKind() == Span.SpanKind.SPAN_KIND_CLIENT).findFirst().orElseThrow();
         assertThat(client.getSpanId()).isEqualTo(ByteString.fromHex(attempt.getSpanId()));
-        Map<String, String> attributes = new java.util.HashMap<>();
+        Map<String, String> attributes = new HashMap<>();
         for (KeyValue kv : client.getAttributesList()) {
             attributes.put(kv.getKey(), kv.getValue().hasIntValue() ? Long.toString(kv.getValue().getIntValue()) : kv.getValue().getStringValue());
         }
