@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import com.liveodds.push.support.Messages;
@@ -78,5 +80,28 @@ class HttpTracingTest {
         assertThat(exported).anyMatch(s -> s.getKind() == Span.SpanKind.SPAN_KIND_SERVER
                 && s.getParentSpanId().equals(ByteString.fromHex(upstream.parentSpanId)));
         assertThat(attempt.getAttributes().get(MATCH)).isEqualTo("match:81001");
+    }
+
+    @Test
+    void aMalformedOrOversizedTraceFromUpstreamIsNotPassedOn() throws Exception {
+        // not W3C: the message is delivered in a trace of its own, and the partner gets that trace, not the garbage
+        assertThat(UpstreamTrace.ingest(setup.service(), Messages.odds("ht-bad", Messages.external("82", 82001)),
+                "traceparent", "00-ZZZ-not-hex-01", "tracestate", "a=1").statusCode()).isEqualTo(202);
+        SpanData own = UpstreamTrace.attempts("ht-bad", 1).get(0);
+        LoggedRequest push = UpstreamTrace.pushesOf(setup.partner(), "ht-bad").get(0);
+        assertThat(UpstreamTrace.traceparentOf(push)).containsEntry("trace", own.getTraceId())
+                .containsEntry("parent", own.getSpanId());
+        assertThat(push.getHeader("traceparent")).doesNotContain("ZZZ");
+        assertThat(push.containsHeader("tracestate")).isFalse();
+
+        // a valid trace with a tracestate past W3C's 32 members: the trace goes on, the state does not
+        UpstreamTrace upstream = new UpstreamTrace("9bf92f3577b34da6a3ce929d0e0e473b", "00f067aa0ba902bc");
+        String hugeState = IntStream.range(0, 200).mapToObj(i -> "k" + i + "=v" + i)
+                .collect(Collectors.joining(","));
+        assertThat(UpstreamTrace.ingest(setup.service(), Messages.odds("ht-huge", Messages.external("83", 83001)),
+                "traceparent", upstream.traceparent(), "tracestate", hugeState).statusCode()).isEqualTo(202);
+        LoggedRequest continued = UpstreamTrace.pushesOf(setup.partner(), "ht-huge").get(0);
+        assertThat(UpstreamTrace.traceparentOf(continued)).containsEntry("trace", upstream.traceId);
+        assertThat(continued.containsHeader("tracestate")).isFalse();
     }
 }
