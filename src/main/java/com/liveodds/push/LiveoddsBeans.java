@@ -47,6 +47,7 @@ import com.liveodds.push.source.kafka.KafkaSourceMonitor;
 import com.liveodds.push.status.OpsMeters;
 import com.liveodds.push.status.StatusPage;
 import com.liveodds.push.status.StatusReport;
+import com.liveodds.push.tracing.Tracing;
 
 /**
  * The beans of the bundle, made from their typed settings and wired to each other in plain Java: the one bean of
@@ -55,7 +56,7 @@ import com.liveodds.push.status.StatusReport;
  * {@code liveodds…} name, the one the routes use; a bean with {@code start}/{@code stop} is started as it is bound
  * and stopped when it is unbound (camel-main makes the beans of a route file twice and drops the first copy) or its
  * context closes. The sections follow the features: core, ingest, dead letters, file source, HTTP API, HTTP source,
- * admin, JMS source, Kafka source, embedded default, status.
+ * admin, JMS source, Kafka source, embedded default, status, tracing.
  */
 public class LiveoddsBeans implements CamelContextAware {
 
@@ -100,6 +101,7 @@ public class LiveoddsBeans implements CamelContextAware {
         bind("liveoddsSourceHealthCheck", sourceCheck);
         embeddedDefault();
         status(meters);
+        tracing();
     }
 
     /**
@@ -325,6 +327,13 @@ public class LiveoddsBeans implements CamelContextAware {
         OpsMeters opsMeters = new OpsMeters();
         opsMeters.setMeters(meters);
         bind("liveoddsOpsMeters", opsMeters);
+    }
+
+    /** Tracing (contract 21), off unless liveodds.tracing.enabled: nothing of OpenTelemetry is made or loaded then. */
+    private void tracing() {
+        if (settings.flag("liveodds.tracing.enabled")) {
+            Tracing.install(context);
+        }
     }
 
     private <T> T bind(String name, T bean) {

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  *   token       reads partner
  *   partner     reads only the bottom
  *   ops         logs, meters, masking: reads only settings             settings: reads nothing of the bundle
- *   httpapi, auth, sandbox, demo: small leaves beside the bottom     fixtures: reads partner (the bookings)
+ *   httpapi, auth, sandbox, demo, tracing: small leaves beside the bottom  fixtures: reads partner (the bookings)
  * </pre>
  *
  * Delivery's progress of a push, {@code delivery.DeliveryState}, is read by delivery alone. Read from the sources'
@@ -71,6 +71,7 @@ class PackageDirectionTest {
             Map.entry("fixtures", Set.of("httpapi", "partner")),
             Map.entry("sandbox", Set.of()),
             Map.entry("demo", Set.of()),
+            Map.entry("tracing", Set.of()),
             Map.entry("status", Set.of("*")),
             Map.entry(ROOT, Set.of("*")));
 

@@ -111,7 +111,7 @@ public class PartnerPushes implements CamelContextAware {
         }
         meters().delivered.increment();
         meters().latency(push.messageType()).record(Duration.between(push.receivedAt(), clock.instant()));
-        try (var log = MessageLogContext.of(push.matchId(), push.messageId())) {
+        try (var log = MessageLogContext.of(exchange, push.matchId(), push.messageId())) {
             LOG.info("{}Delivered {} (HTTP {}, attempt {})", who, push, state.getLastStatus(), state.getAttempts());
         }
     }
@@ -140,13 +140,13 @@ public class PartnerPushes implements CamelContextAware {
                     describe(state) + "; the partner is down (readiness) and the source keeps no backlog");
         }
         if (decision.action() != RetryPolicy.Action.RETRY) {
-            deadLettered(state, decision.reason());
+            deadLettered(exchange, state, decision.reason());
             return;
         }
         Push push = state.getPush();
         state.retryIn(decision.delay().toMillis(), state.getLastStatus() == 401);
         meters().retried.increment();
-        try (var log = MessageLogContext.of(push.matchId(), push.messageId())) {
+        try (var log = MessageLogContext.of(exchange, push.matchId(), push.messageId())) {
             LOG.warn("{}Push {} attempt {} failed ({}{}); retrying in {} ms", who, push, state.getAttempts(), decision.reason(),
                     state.getLastError() != null ? ": " + state.getLastError() : "", decision.delay().toMillis());
         }
@@ -157,7 +157,7 @@ public class PartnerPushes implements CamelContextAware {
     public void refused(Exchange exchange) {
         giveUpIfSuperseded(exchange);
         DeliveryState state = state(exchange);
-        deadLettered(state, decide(state).reason());
+        deadLettered(exchange, state, decide(state).reason());
     }
 
     /** A push dead-lettered for this partner without an attempt (see {@link PartnerDeliveries}): counted and logged. */
@@ -183,11 +183,11 @@ public class PartnerPushes implements CamelContextAware {
         return policy.decide(answer, state.getAttempts(), state.getFirstAttemptAt(), clock.instant(), state.isRenewedFor401());
     }
 
-    private void deadLettered(DeliveryState state, String reason) {
+    private void deadLettered(Exchange exchange, DeliveryState state, String reason) {
         Push push = state.getPush();
         state.end(DeliveryState.Outcome.DEAD_LETTERED, reason);
         meters().deadLettered.increment();
-        try (var log = MessageLogContext.of(push.matchId(), push.messageId())) {
+        try (var log = MessageLogContext.of(exchange, push.matchId(), push.messageId())) {
             LOG.error("{}Push {} dead-lettered after {} attempts: {}{}", who, push, state.getAttempts(), reason,
                     state.getLastStatus() > 0 ? "" : " (" + state.getLastError() + ")");
         }

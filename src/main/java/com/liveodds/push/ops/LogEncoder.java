@@ -18,7 +18,7 @@ import com.liveodds.push.settings.Timestamps;
  * The log line encoder of logback.xml: the pattern when {@code format} is {@code text}, and with {@code json} one
  * JSON object per line with the fields of contract section 13, flat: {@code time} (ISO 8601 UTC, ms), {@code level},
  * {@code logger}, {@code thread}, {@code message}, {@code match_id} and {@code message_id} when the line is about a
- * message ({@link MessageLogContext}), and {@code error} (the stack trace as one string) when there is one.
+ * message ({@link MessageLogContext}), {@code trace_id} and {@code span_id} when that message is traced, and {@code error} (the stack trace as one string) when there is one.
  * Logback's own JsonEncoder nests the MDC and writes epoch milliseconds, hence this one. One encoder for both keeps
  * a single appender, so logback has no unused appender to warn about on the console.
  */
@@ -49,6 +49,8 @@ public class LogEncoder extends PatternLayoutEncoder {
             Map<String, String> mdc = event.getMDCPropertyMap();
             writeIfPresent(json, MessageLogContext.MATCH_ID, mdc.get(MessageLogContext.MATCH_ID));
             writeIfPresent(json, MessageLogContext.MESSAGE_ID, mdc.get(MessageLogContext.MESSAGE_ID));
+            writeIfPresent(json, MessageLogContext.TRACE_ID, mdc.get(MessageLogContext.TRACE_ID));
+            writeIfPresent(json, MessageLogContext.SPAN_ID, mdc.get(MessageLogContext.SPAN_ID));
             IThrowableProxy error = event.getThrowableProxy();
             if (error != null) {
                 json.writeStringField("error", ThrowableProxyUtil.asString(error));

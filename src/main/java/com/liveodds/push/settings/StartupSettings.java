@@ -49,7 +49,8 @@ public final class StartupSettings {
             "liveodds.source.kafka.consumers", 1, "liveodds.source.kafka.max-poll-records", 1,
             "liveodds.source.kafka.look-back-records", 0);
     /** Written as true or false. */
-    static final List<String> FLAG_KEYS = List.of("liveodds.delivery.supersede", "liveodds.demo.producer");
+    static final List<String> FLAG_KEYS = List.of("liveodds.delivery.supersede", "liveodds.demo.producer",
+            "liveodds.tracing.enabled");
 
     public static final String SANDBOX_PARTNER_ID = "1";
     public static final String SANDBOX_CLIENT_ID = "sandbox-client";

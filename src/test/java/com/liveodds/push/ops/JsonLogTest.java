@@ -27,12 +27,18 @@ import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.RunningService;
 import com.liveodds.push.support.ServiceProcess;
 import com.liveodds.push.support.WireMockPartner;
+import org.apache.camel.Exchange;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
 
-/** {@code liveodds.log.format=json}: every line a JSON object, lines about a message carry its match and message id. */
+/**
+ * {@code liveodds.log.format=json}: every line a JSON object, lines about a message carry its match and message id, and
+ * with tracing on its trace and span.
+ */
 class JsonLogTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -75,13 +81,8 @@ class JsonLogTest {
 
     @Test
     void aLineKeepsItsMessageIdsAndItsStackTraceOnOneLine() throws Exception {
-        LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-        LogEncoder encoder = new LogEncoder();
-        encoder.setContext(context);
-        encoder.setFormat("json");
-        encoder.setPattern("%msg%n");
-        encoder.start();
-        Logger logger = context.getLogger("liveodds.test");
+        LogEncoder encoder = jsonEncoder();
+        Logger logger = ((LoggerContext) LoggerFactory.getILoggerFactory()).getLogger("liveodds.test");
         String line;
         try (var ids = MessageLogContext.of("match:1", "m-1\nforged line")) {
             LoggingEvent event = new LoggingEvent("x", logger, Level.WARN, "push {} failed\nsecond line",
@@ -99,6 +100,44 @@ class JsonLogTest {
         assertThat(json.path("match_id").asText()).isEqualTo("match:1");
         assertThat(json.path("message_id").asText()).isEqualTo("m-1\nforged line");
         assertThat(json.path("error").asText()).contains("IllegalStateException: boom").contains("at com.liveodds");
+    }
+
+    @Test
+    void aLineAboutATracedMessageNamesItsTraceAndSpan() throws Exception {
+        LogEncoder encoder = jsonEncoder();
+        Logger logger = ((LoggerContext) LoggerFactory.getILoggerFactory()).getLogger("liveodds.test");
+        Exchange traced = new DefaultExchange(new DefaultCamelContext());
+        // what tracing keeps on the exchange of a message (liveodds.tracing.enabled)
+        traced.setProperty(TraceIds.PROPERTY, new TraceIds("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"));
+        Exchange untraced = new DefaultExchange(new DefaultCamelContext());
+        String tracedLine;
+        String untracedLine;
+        try (var ids = MessageLogContext.of(traced, "match:1", "m-1")) {
+            tracedLine = new String(encoder.encode(new LoggingEvent("x", logger, Level.INFO, "Delivered", null, null)),
+                    StandardCharsets.UTF_8);
+            try (var inner = MessageLogContext.of(untraced, "match:2", "m-2")) {
+                untracedLine = new String(encoder.encode(new LoggingEvent("x", logger, Level.INFO, "Delivered", null, null)),
+                        StandardCharsets.UTF_8);
+            }
+            assertThat(MDC.get(MessageLogContext.TRACE_ID)).as("the outer context again").isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+        }
+        assertThat(MDC.get(MessageLogContext.TRACE_ID)).isNull();
+        JsonNode json = JSON.readTree(tracedLine);
+        assertThat(json.path("trace_id").asText()).isEqualTo("4bf92f3577b34da6a3ce929d0e0e4736");
+        assertThat(json.path("span_id").asText()).isEqualTo("00f067aa0ba902b7");
+        assertThat(json.path("message_id").asText()).isEqualTo("m-1");
+        JsonNode plain = JSON.readTree(untracedLine);
+        assertThat(plain.has("trace_id") || plain.has("span_id")).as("tracing off: no trace fields").isFalse();
+        assertThat(plain.path("message_id").asText()).isEqualTo("m-2");
+    }
+
+    private static LogEncoder jsonEncoder() {
+        LogEncoder encoder = new LogEncoder();
+        encoder.setContext((LoggerContext) LoggerFactory.getILoggerFactory());
+        encoder.setFormat("json");
+        encoder.setPattern("%msg%n");
+        encoder.start();
+        return encoder;
     }
 
     @Test

@@ -10,6 +10,7 @@ import jakarta.jms.Session;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.activemq.artemis.api.core.SimpleString;
 import org.apache.activemq.artemis.core.config.Configuration;
@@ -53,19 +54,24 @@ public final class EmbeddedArtemis implements AutoCloseable {
 
     /** Sends in list order over one connection, with a few JMS headers and properties the partner must never see. */
     public void send(String queue, List<Outgoing> messages) throws JMSException {
-        send(messages, session -> session.createQueue(queue));
+        send(messages, session -> session.createQueue(queue), Map.of());
+    }
+
+    /** The same with string properties on each message (a W3C {@code traceparent}, say). */
+    public void send(String queue, List<Outgoing> messages, Map<String, String> properties) throws JMSException {
+        send(messages, session -> session.createQueue(queue), properties);
     }
 
     /** The same to a JMS topic: the multicast address, copied to each of its queues (one per partner, contract 16). */
     public void publish(String topic, List<Outgoing> messages) throws JMSException {
-        send(messages, session -> session.createTopic(topic));
+        send(messages, session -> session.createTopic(topic), Map.of());
     }
 
     private interface To {
         Destination of(Session session) throws JMSException;
     }
 
-    private void send(List<Outgoing> messages, To to) throws JMSException {
+    private void send(List<Outgoing> messages, To to, Map<String, String> properties) throws JMSException {
         try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory(url());
              Connection connection = factory.createConnection();
              Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
@@ -83,6 +89,9 @@ public final class EmbeddedArtemis implements AutoCloseable {
                 message.setStringProperty("X_Upstream_Trace", "trace-" + out.groupId());
                 message.setJMSCorrelationID("corr-" + out.groupId());
                 message.setJMSType("odds-engine");
+                for (Map.Entry<String, String> property : properties.entrySet()) {
+                    message.setStringProperty(property.getKey(), property.getValue());
+                }
                 producer.send(message);
             }
         }
