@@ -92,7 +92,7 @@ class JmsTracingTest {
         SpanData receipt = trace.stream().filter(s -> s.getKind() == SpanKind.CONSUMER).findFirst().orElseThrow();
         assertThat(receipt.getParentSpanId()).isEqualTo(upstream.parentSpanId);
         assertThat(receipt.getSpanContext().getTraceState().get("engine")).isEqualTo("7");
-        assertThat(trace).extracting(SpanData::getName).contains("liveodds-ingest", "liveodds-push");
+        assertThat(trace).extracting(SpanData::getName).contains("liveodds-ingest", "liveoddsQueue");
         assertThat(trace).filteredOn(s -> s.getKind() == SpanKind.CLIENT).hasSize(2);
 
         // each request carries its own attempt's span as parent, in the producer's trace, with the producer's state
@@ -120,7 +120,7 @@ class JmsTracingTest {
         for (SpanData heartbeat : heartbeats) {
             List<SpanData> trace = InMemoryTraces.traces().get(heartbeat.getTraceId());
             assertThat(trace).filteredOn(s -> !s.getParentSpanContext().isValid())
-                    .extracting(SpanData::getName).containsExactly("liveodds-push");
+                    .extracting(SpanData::getName).containsExactly("liveoddsQueue");
         }
         // the partner got each heartbeat's own trace
         List<String> sent = partner.pushes("heartbeat").stream()
