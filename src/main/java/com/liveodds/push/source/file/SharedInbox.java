@@ -271,10 +271,9 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         try {
             share.progress.add(key);
         } catch (RuntimeException e) {
-            LOG.warn("Inbox file {} is done for partner {} but its progress could not be written: offered to it again: {}",
-                    LogSafe.escape(name), share.partner, LogSafe.escape(e.getMessage()));
-            handedBack(share, key);
-            return;
+            // done in memory all the same: the partner has it; only a restart would push it to the partner again
+            LOG.warn("Inbox file {} is done for partner {} but its progress could not be written: {}", LogSafe.escape(name),
+                    share.partner, LogSafe.escape(e.getMessage()));
         }
         share.inHand.remove(key);
         if (share.starved) {
