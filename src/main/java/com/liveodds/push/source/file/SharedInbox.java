@@ -312,7 +312,10 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         changed.set(true);
     }
 
-    /** A partner's part: its queue, its progress, its files in hand; open and refused are the lister thread's, for the poll under way. */
+    /**
+     * A partner's part: its queue, its progress, its files in hand; open and refused are the lister thread's, for the
+     * poll under way.
+     */
     private final class Share {
         private final String partner;
         private final PartnerProgress progress;
