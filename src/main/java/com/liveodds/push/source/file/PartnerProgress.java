@@ -17,15 +17,17 @@ import org.apache.camel.support.processor.idempotent.FileIdempotentRepository;
  * One partner's progress through the shared inbox: the names of the inbox files it is done with, in Camel's file
  * idempotent repository ({@code <inbox>/.progress/<partner>}, one name a line, appended as each file is done, so it
  * survives {@code kill -9}). The whole store is held in memory (it is bounded by the inbox: a name leaves once its file
- * moved to .done/), so a name not in memory is not in the file either: the file is never scanned per look-up, and a
- * removal is not a rewrite of the file each time, but one rewrite (to a temporary file, then renamed over it, so a
- * crash leaves the old or the new one) once it holds as many removed names as kept ones.
+ * moved to .done/), so a name not in memory is not in the file either and the file is never scanned per look-up. A
+ * removal is a line appended too ({@code <name> moved}), not a rewrite of the whole file each time: the file is
+ * rewritten (to a temporary file, then renamed over it, so a crash leaves the old or the new one) at each start and
+ * once it holds as many lines of removed names as kept ones.
  */
 final class PartnerProgress extends FileIdempotentRepository {
 
+    private static final String MOVED = " moved"; // a key holds no space (see key)
     private static final int LEAST_REWRITE = 100;
-    /** Names removed from memory still in the file; the repository's lock guards it (remove() holds it). */
-    private int removedInFile;
+    /** Lines of the file that no longer count; the repository's lock guards it (remove() holds it). */
+    private int deadLines;
 
     PartnerProgress(Path store) {
         super(store.toFile(), new ConcurrentHashMap<>());
@@ -33,8 +35,8 @@ final class PartnerProgress extends FileIdempotentRepository {
     }
 
     /**
-     * Loads the store and forgets the names whose file is no longer in the inbox (moved to .done/ just before a crash,
-     * or removed by hand), so that a file of the same name that comes later is new; the file is rewritten clean.
+     * Loads the store and forgets the names whose file is no longer in the inbox (moved to .done/ by a crash before its
+     * line "moved" was written, or removed by hand); the file is rewritten clean.
      */
     void load(Set<String> inInbox) {
         start();
@@ -53,9 +55,28 @@ final class PartnerProgress extends FileIdempotentRepository {
         return false;
     }
 
+    /** Replayed in order: a name that moved and came again counts once more. */
+    @Override
+    protected void loadStore() throws IOException {
+        Path store = getFileStore().toPath();
+        Files.createDirectories(store.getParent());
+        getCache().clear();
+        if (Files.exists(store)) {
+            for (String line : Files.readAllLines(store, StandardCharsets.ISO_8859_1)) {
+                if (line.endsWith(MOVED)) {
+                    getCache().remove(line.substring(0, line.length() - MOVED.length()));
+                } else if (!line.isEmpty()) {
+                    getCache().put(line, line);
+                }
+            }
+        }
+    }
+
     @Override
     protected void removeFromStore(String key) {
-        if (++removedInFile >= Math.max(LEAST_REWRITE, getCache().size())) {
+        appendToStore(key + MOVED);
+        deadLines += 2;
+        if (deadLines >= Math.max(LEAST_REWRITE, getCache().size())) {
             rewrite();
         }
     }
@@ -69,12 +90,13 @@ final class PartnerProgress extends FileIdempotentRepository {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot rewrite " + store, e);
         }
-        removedInFile = 0;
+        deadLines = 0;
     }
 
     /**
-     * A file name as a line of the store: names may hold any character, line breaks included, and the store is read
-     * and written in the platform's charset; other names are kept as they are.
+     * A file name as a line of the store: names may hold any character, line breaks included, and Camel writes the
+     * store in the platform's charset, so a name with a space, a line break, a character outside ASCII, {@code %} or
+     * {@code +} is URL-encoded (and then holds {@code %} or {@code +}, which no name kept as it is holds).
      */
     static String key(String name) {
         for (int i = 0; i < name.length(); i++) {

@@ -154,12 +154,22 @@ class SharedInboxTest {
         assertThat(got.get("down")).containsExactlyElementsOf(all);
         assertThat(got).as("up is given none of them again").doesNotContainKey("up");
         held.forEach(SharedInboxTest::end);
+        held.clear();
         await().atMost(Duration.ofSeconds(10)).until(() -> jsonLeft().isEmpty());
         try (Stream<Path> done = Files.list(inbox.resolve(".done"))) {
             assertThat(done.map(p -> p.getFileName().toString())).containsExactlyInAnyOrderElementsOf(
                     all.stream().map(id -> id + ".json").toList());
         }
-        // every file moved: no partner's progress keeps its name, in memory or (from the next start) on disk
+        // every file moved; while the service is stopped a producer names a new file as an earlier one: it is new
+        context.close();
+        got.clear();
+        drop("h-001");
+        startContext();
+        await().atMost(Duration.ofSeconds(10)).until(() -> got.containsKey("up") && held.size() == 1);
+        assertThat(got.get("down")).containsExactly("h-001");
+        held.forEach(SharedInboxTest::end);
+        await().atMost(Duration.ofSeconds(10)).until(() -> jsonLeft().isEmpty());
+        // no partner's progress keeps the name of a file that moved: in memory, and on disk from the next start
         context.close();
         startContext();
         await().atMost(Duration.ofSeconds(10)).until(() -> Files.readAllLines(inbox.resolve(".progress/up")).isEmpty()
