@@ -19,7 +19,6 @@ import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.seda.SedaComponent;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.ExchangeHelper;
-import org.apache.camel.util.FileUtil;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -109,9 +108,6 @@ class SharedInboxPollBench {
             System.out.printf("shared inbox: %d files left for a partner that is down (%d in its hands), %d partners up;"
                     + " the listing costs %.1f%% of one core with no new file, %.1f%% with one every 100 ms%n", files, held.size(), up,
                     quiet, flowing);
-        } finally {
-            FileUtil.removeDir(inbox.toFile()); // the partners' progress included
-            FileUtil.removeDir(inbox.resolveSibling(inbox.getFileName() + "-dl").toFile());
         }
     }
 }
