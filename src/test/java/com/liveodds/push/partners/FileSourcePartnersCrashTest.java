@@ -18,22 +18,77 @@ import com.liveodds.push.support.LoopbackPartner;
 import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.ServiceProcess;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The service process with three partners reading one inbox, killed hard mid-stream: nothing is lost for any of them. */
+/**
+ * The service process with several partners reading one inbox, killed hard mid-stream: nothing is lost for any of them,
+ * and a partner is not pushed again what it had accepted before the kill, also while another partner is down.
+ */
 class FileSourcePartnersCrashTest {
 
     @TempDir
     Path work;
     private final Map<String, LoopbackPartner> partners = new LinkedHashMap<>();
 
-    @BeforeEach
-    void setUp() throws Exception {
-        for (String name : List.of("a", "b", "c")) {
+    private void partners(String... names) throws Exception {
+        for (String name : names) {
             partners.put(name, new LoopbackPartner().latency(10));
         }
+    }
+
+    @Test
+    void afterAHardKillWhileAPartnerIsDownTheOtherIsNotPushedAgainWhatItHadAccepted() throws Exception {
+        partners("a", "b");
+        LoopbackPartner a = partners.get("a");
+        LoopbackPartner b = partners.get("b").failing(path -> true);
+        Map<String, String> settings = settings();
+        settings.put("liveodds.delivery.backoff.initial", "50ms");
+        settings.put("liveodds.delivery.backoff.max", "200ms");
+        Path inbox = Files.createDirectories(work.resolve("inbox"));
+        int total = 300;
+        for (int i = 0; i < total; i++) {
+            String id = String.format("down-%04d", i);
+            long match = 4000 + i % 10;
+            Files.writeString(inbox.resolve(id + ".json"), Messages.odds(id, Messages.external(Long.toString(match - 4000), match)));
+        }
+
+        long killed;
+        try (ServiceProcess first = ServiceProcess.start(settings, work.resolve("first.log"))) {
+            await().atMost(Duration.ofSeconds(90)).until(() -> delivered("a").size() >= total / 3);
+            first.kill();
+            killed = System.nanoTime(); // the process is gone: every arrival before this is of the first run
+        }
+        List<LoopbackPartner.Arrival> firstRun = a.arrivals().stream().filter(r -> !r.isHeartbeat() && r.atNanos() < killed).toList();
+        Set<String> accepted = firstRun.stream().filter(r -> r.status() == 202).map(LoopbackPartner.Arrival::messageId)
+                .collect(Collectors.toSet());
+        // one push per match at a time: of each match, only the last one a accepted can have been on the wire at the kill
+        // (answered, but its end not yet recorded by the service)
+        Map<String, String> onTheWire = new LinkedHashMap<>();
+        firstRun.stream().filter(r -> r.status() == 202).forEach(r -> onTheWire.put(r.matchId(), r.messageId()));
+        assertThat(accepted).hasSizeLessThan(total);
+
+        try (ServiceProcess second = ServiceProcess.start(settings, work.resolve("second.log"))) {
+            // b is still down: a gets the rest of the inbox, and nothing it had accepted before the kill
+            await().atMost(Duration.ofSeconds(120)).until(() -> delivered("a").size() == total);
+            Set<String> pushedAgain = a.arrivals().stream().filter(r -> !r.isHeartbeat() && r.atNanos() > killed)
+                    .map(LoopbackPartner.Arrival::messageId).filter(accepted::contains).collect(Collectors.toSet());
+            System.out.printf("crash while b is down: a had accepted %d messages before the kill, was pushed %d of them again"
+                    + " (on the wire at the kill, at most one per match: %d)%n", accepted.size(), pushedAgain.size(),
+                    pushedAgain.stream().filter(onTheWire::containsValue).count());
+            assertThat(pushedAgain).as("pushed to a again after the restart").isSubsetOf(onTheWire.values());
+            assertThat(jsonFilesLeft(inbox)).as("the files wait in the inbox for b").isEqualTo(total);
+
+            // b is back: it gets every message, and every file leaves the inbox
+            b.failing(path -> false);
+            await().atMost(Duration.ofSeconds(120)).until(() -> delivered("b").size() == total);
+            await().atMost(Duration.ofSeconds(20)).until(() -> jsonFilesLeft(inbox) == 0);
+            assertThat(a.arrivals().stream().filter(r -> !r.isHeartbeat() && r.atNanos() > killed)
+                    .map(LoopbackPartner.Arrival::messageId).filter(accepted::contains).collect(Collectors.toSet()))
+                    .as("a was not pushed again once b was back either").isSubsetOf(onTheWire.values());
+        }
+        assertThat(jsonFilesLeft(inbox.resolve(".done"))).isEqualTo(total);
+        assertThat(Files.readString(work.resolve("second.log"))).doesNotContain("ERROR");
     }
 
     @AfterEach
@@ -43,9 +98,12 @@ class FileSourcePartnersCrashTest {
 
     @Test
     void afterAHardKillWithThreePartnersAndARestartEveryPartnerHasEveryMessageItBooked() throws Exception {
+        partners("a", "b", "c");
         Files.writeString(work.resolve("booking-b.txt"), "3000\n3001\n3002\n3003\n3004\n3005\n3006\n");
         Files.writeString(work.resolve("booking-c.txt"), "3004\n3005\n3006\n3007\n3008\n3009\n");
         Map<String, String> settings = settings();
+        settings.put("liveodds.partners.b.booking", work.resolve("booking-b.txt").toString());
+        settings.put("liveodds.partners.c.booking", work.resolve("booking-c.txt").toString());
         Path inbox = work.resolve("inbox");
         Files.createDirectories(inbox);
         int total = 300;
@@ -97,7 +155,7 @@ class FileSourcePartnersCrashTest {
         LoopbackPartner a = partners.get("a");
         Map<String, String> s = ServiceProcess.settings(a.baseUrl(), a.authUrl(), work);
         s.keySet().removeIf(k -> k.startsWith("liveodds.partner."));
-        s.put("liveodds.partners", "a,b,c");
+        s.put("liveodds.partners", String.join(",", partners.keySet()));
         int id = 100;
         for (Map.Entry<String, LoopbackPartner> p : partners.entrySet()) {
             String key = "liveodds.partners." + p.getKey() + ".";
@@ -107,8 +165,6 @@ class FileSourcePartnersCrashTest {
             s.put(key + "client-id", "client-" + p.getKey());
             s.put(key + "client-secret", "secret-" + p.getKey());
         }
-        s.put("liveodds.partners.b.booking", work.resolve("booking-b.txt").toString());
-        s.put("liveodds.partners.c.booking", work.resolve("booking-c.txt").toString());
         return s;
     }
 

@@ -2,8 +2,10 @@ package com.liveodds.push.source.file;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
@@ -11,12 +13,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import com.liveodds.push.ops.LogSafe;
 import org.apache.camel.Consumer;
@@ -40,31 +42,27 @@ import org.slf4j.LoggerFactory;
  * full during the poll, takes nothing more in that poll, so each partner gets its files in file-name order. A file
  * stays in the inbox until every partner is done with it (delivered, superseded, dead-lettered, rejected, or not
  * booked by that partner), then moves to {@code .done/}. So a partner that is down holds at most its files in hand,
- * its backlog waits in the inbox, and costs the listing a look-up by name per file. Memory: per file some partner took,
- * which partners are done with it or have it in hand. After a crash nothing of this is known any more, and every file
- * still in the inbox is read again by every partner.
+ * its backlog waits in the inbox, and costs the listing a look-up by name per file. Which files a partner is done with
+ * is its own {@link PartnerProgress}, on disk, so a restart (a {@code kill -9} too) pushes it none of them again; a
+ * file every partner was done with when the service stopped, before it moved, moves at the next listing.
  */
 public class SharedInbox extends DefaultPollingConsumerPollStrategy implements OptimizedFileFilter {
 
     /** The files one partner has in hand at most; the size of its queue, {@code liveoddsSeda:liveodds-inbox-N?size=1000}. */
     public static final int MOST_IN_HAND = 1000;
-    /** How often (in polls) the files that left the inbox some other way (removed by hand) are forgotten. */
-    private static final int FORGET_EVERY = 20;
     private static final Duration RELIST_EVERY = Duration.ofSeconds(1);
     private static final Duration COARSE_TIME = Duration.ofSeconds(2);
     private static final Logger LOG = LoggerFactory.getLogger(SharedInbox.class);
 
     private final InboxGuard guard;
-    /** File name → its partners' progress, for the files some partner took and that have not moved to .done/. */
-    private final Map<String, Claims> files = new ConcurrentHashMap<>();
     /** Set when a partner's progress may let it take a file the last listing left. */
     private final AtomicBoolean changed = new AtomicBoolean();
     private Path dir;
     private List<String> partners = List.of();
     private int mostInHand = MOST_IN_HAND;
     private List<Share> shares = List.of();
-    /** Counts the listings; the lister's thread alone writes it and the fields below. */
-    private volatile long poll;
+    /** The lister's thread alone writes the fields below. */
+    private boolean loaded;
     private FileTime listedModified;
     private long listedAt;
 
@@ -75,6 +73,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     /** {@code liveodds.source.file.dir}. */
     public void setDir(String dir) {
         this.dir = Path.of(dir);
+        shares = shares();
     }
 
     /** {@code liveodds.partners}: the names, comma-separated (empty for the single partner: nothing is shared). */
@@ -86,39 +85,48 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     /** {@code liveodds.delivery.queue-size}: a partner has no more files in hand than its delivery queues take. */
     public void setQueueSize(int queueSize) {
         mostInHand = Math.max(1, Math.min(queueSize, MOST_IN_HAND));
-        shares = shares();
     }
 
     private List<Share> shares() {
-        List<Share> list = new ArrayList<>();
-        for (int i = 0; i < partners.size(); i++) {
-            list.add(new Share(i, partners.get(i), new Semaphore(mostInHand)));
+        if (dir == null) {
+            return List.of();
         }
-        return List.copyOf(list);
+        return partners.stream().map(p -> new Share(p, new PartnerProgress(dir.resolve(".progress").resolve(p)))).toList();
     }
 
     /**
-     * Before each poll: whether to list at all, which partners have room, and the files not listed since the poll
-     * before are forgotten. The inbox is listed when it may hold something to take: its folder changed (a file came
-     * or left), a partner that ran out of room finished a file, a partner handed a file back, the last listing took
-     * as many files as a poll takes (there may be more), and at least every {@link #RELIST_EVERY}. So a backlog
-     * waiting for a partner that is down costs a listing per change of the inbox, not one per poll.
+     * Before each poll: whether to list at all, and which partners have room. The inbox is listed when it may hold
+     * something to take: its folder changed (a file came or left), a partner that ran out of room finished a file, a
+     * partner handed a file back, the last listing took as many files as a poll takes (there may be more), and at least
+     * every {@link #RELIST_EVERY}. So a backlog waiting for a partner that is down costs a listing per change of the
+     * inbox, not one per poll. The first poll loads the partners' progress (only the file source with several partners
+     * keeps one).
      */
     @Override
     public boolean begin(Consumer consumer, Endpoint endpoint) {
+        if (!loaded) {
+            load();
+        }
         if (!worthListing()) {
             return false;
         }
-        long now = ++poll;
-        if (now % FORGET_EVERY == 0) {
-            files.entrySet().removeIf(e -> e.getValue().forgettable(now - 1));
-        }
         for (Share share : shares) {
-            share.open = share.room.availablePermits() > 0;
+            share.open = share.hasRoom();
             share.refused = false;
             starve(share, !share.open);
         }
         return true;
+    }
+
+    private void load() {
+        Set<String> inInbox;
+        try (Stream<Path> files = Files.list(dir)) {
+            inInbox = files.map(f -> PartnerProgress.key(f.getFileName().toString())).collect(Collectors.toSet());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list the inbox " + dir, e);
+        }
+        shares.forEach(share -> share.progress.load(inInbox));
+        loaded = true;
     }
 
     /** After a listing that took as many files as the consumer takes per poll: there may be more. */
@@ -133,7 +141,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     /** Whether the partner's room ran out in this listing: then the file it finishes next calls for another. */
     private void starve(Share share, boolean starved) {
         share.starved = starved;
-        if (starved && share.room.availablePermits() > 0) {
+        if (starved && share.hasRoom()) {
             changed.set(true); // room came back meanwhile
         }
     }
@@ -166,15 +174,22 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         return at.getNano() % 1_000_000 == 0 && Duration.between(at, Instant.now()).compareTo(COARSE_TIME) < 0;
     }
 
-    /** By name alone, before the file component makes anything of the entry: skipped when no open partner needs it. */
+    /**
+     * By name alone, before the file component makes anything of the entry: skipped when no open partner needs it,
+     * unless every partner is done with it (then {@link #take} moves it).
+     */
     @Override
     public Boolean accept(String name) {
-        Claims claims = files.get(name);
-        if (claims == null) {
-            return shares.stream().anyMatch(share -> share.open) ? null : Boolean.FALSE;
+        String key = PartnerProgress.key(name);
+        boolean allDone = true;
+        for (Share share : shares) {
+            boolean done = share.progress.isDone(key);
+            if (!done && share.open && !share.inHand.contains(key)) {
+                return null;
+            }
+            allDone &= done;
         }
-        claims.seen = poll;
-        return claims.wantedBy(shares) ? null : Boolean.FALSE;
+        return allDone ? null : Boolean.FALSE;
     }
 
     @Override
@@ -185,31 +200,39 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
 
     /**
      * In file-name order, for each listed file: the queues of the partners that take it now ({@code liveoddsSeda:...}, for
-     * the route's recipient list), its body read once for all of them. None when nobody takes it.
+     * the route's recipient list), its body read once for all of them. None when nobody takes it; a file every partner
+     * is done with moves to .done/.
      */
     public List<String> take(Exchange exchange) {
         String name = exchange.getMessage().getHeader(Exchange.FILE_NAME_ONLY, String.class);
-        Claims claims = files.get(name);
-        if (claims == null) {
+        String key = PartnerProgress.key(name);
+        List<Share> takers = new ArrayList<>();
+        synchronized (this) {
             // listed before its last partner moved it to .done/ (or removed by hand): nothing to take
             if (!Files.exists(dir.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
                 return List.of();
             }
-            claims = files.computeIfAbsent(name, n -> new Claims(shares.size(), poll));
-        }
-        List<Share> takers = new ArrayList<>();
-        synchronized (claims) {
+            boolean allDone = true;
             for (Share share : shares) {
-                if (!share.open || share.refused || claims.busy(share.index)) {
+                // in hand first: a partner that finishes a file is done with it before the file leaves its hands
+                if (share.inHand.contains(key) || share.progress.isDone(key)) {
+                    allDone &= share.progress.isDone(key);
                     continue;
                 }
-                if (share.room.tryAcquire()) {
-                    claims.inHand.set(share.index);
+                allDone = false;
+                if (!share.open || share.refused) {
+                    continue;
+                }
+                if (share.hasRoom()) {
+                    share.inHand.add(key);
                     takers.add(share);
                 } else {
                     share.refused = true; // its later files wait for the next poll: its order holds
                     starve(share, true);
                 }
+            }
+            if (allDone) {
+                moveToDone(name, key);
             }
         }
         if (takers.isEmpty()) {
@@ -218,7 +241,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         try {
             exchange.getMessage().setBody(exchange.getMessage().getBody(byte[].class));
         } catch (RuntimeException e) {
-            takers.forEach(share -> handedBack(share, name));
+            takers.forEach(share -> handedBack(share, key));
             throw e;
         }
         return takers.stream().map(Share::queue).toList();
@@ -227,112 +250,91 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     /** On a partner's copy of a file: when its exchange ends, the file is done for the partner or back in the inbox. */
     public void inHand(Exchange exchange, String partner) {
         String name = exchange.getMessage().getHeader(Exchange.FILE_NAME_ONLY, String.class);
+        String key = PartnerProgress.key(name);
         Share share = shares.stream().filter(s -> s.partner.equals(partner)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("not a partner of liveodds.partners: " + partner));
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
             @Override
             public void onComplete(Exchange done) {
-                finished(share, name);
+                finished(share, name, key);
             }
 
             @Override
             public void onFailure(Exchange failed) {
-                handedBack(share, name);
+                handedBack(share, key);
             }
         });
     }
 
-    /** The partner's copy ended well; the last partner to finish moves the file to .done/. */
-    private void finished(Share share, String name) {
-        Claims claims = files.computeIfAbsent(name, n -> new Claims(shares.size(), poll));
-        boolean last;
-        synchronized (claims) {
-            claims.inHand.clear(share.index);
-            claims.done.set(share.index);
-            last = claims.done.cardinality() == shares.size();
+    /** The partner's copy ended well: recorded on disk for it; the last partner to finish moves the file to .done/. */
+    private void finished(Share share, String name, String key) {
+        try {
+            share.progress.add(key);
+        } catch (RuntimeException e) {
+            // done in memory all the same: the partner has it; only a restart would push it to the partner again
+            LOG.warn("Inbox file {} is done for partner {} but its progress could not be written: {}", LogSafe.escape(name),
+                    share.partner, LogSafe.escape(e.getMessage()));
         }
-        share.room.release();
+        share.inHand.remove(key);
         if (share.starved) {
             changed.set(true);
         }
-        if (!last) {
-            return;
+        if (shares.stream().allMatch(s -> s.progress.isDone(key))) {
+            synchronized (this) {
+                if (shares.stream().allMatch(s -> s.progress.isDone(key))) {
+                    moveToDone(name, key);
+                }
+            }
         }
+    }
+
+    /** Moves a file every partner is done with to .done/; only then (or when it is gone) its progress is forgotten. */
+    private void moveToDone(String name, String key) {
         Path file = dir.resolve(name);
         try {
             Path target = dir.resolve(".done").resolve(name);
             Files.createDirectories(target.getParent());
             Files.move(file, target, StandardCopyOption.REPLACE_EXISTING);
-            // forgotten only once moved: until then, its claims keep every partner from taking it again
-            files.remove(name, claims);
+        } catch (NoSuchFileException e) {
+            // removed by hand: nothing to move
         } catch (IOException e) {
-            // kept as done by all: not read again before a restart
+            // kept as done by every partner: moved by a later listing
             LOG.warn("Inbox file {} is done for every partner but could not be moved to .done: {}", LogSafe.escape(name),
                     LogSafe.escape(e.getMessage()));
+            return;
         }
+        shares.forEach(share -> share.progress.remove(key));
     }
 
     /** The partner's copy failed or was handed back (shutdown): the file is offered to the partner again. */
-    private void handedBack(Share share, String name) {
-        Claims claims = files.get(name);
-        if (claims != null) {
-            synchronized (claims) {
-                claims.inHand.clear(share.index);
-            }
-        }
-        share.room.release();
+    private void handedBack(Share share, String key) {
+        share.inHand.remove(key);
         changed.set(true);
     }
 
-    /** A partner's part: its queue, its room; open and refused are the lister thread's, for the poll under way. */
-    private static final class Share {
-        private final int index;
+    /**
+     * A partner's part: its queue, its progress, its files in hand; open and refused are the lister thread's, for the
+     * poll under way.
+     */
+    private final class Share {
         private final String partner;
-        private final Semaphore room;
+        private final PartnerProgress progress;
+        private final Set<String> inHand = ConcurrentHashMap.newKeySet();
         private boolean open;
         private boolean refused;
         private volatile boolean starved;
 
-        Share(int index, String partner, Semaphore room) {
-            this.index = index;
+        Share(String partner, PartnerProgress progress) {
             this.partner = partner;
-            this.room = room;
+            this.progress = progress;
+        }
+
+        boolean hasRoom() {
+            return inHand.size() < mostInHand;
         }
 
         String queue() {
             return "liveoddsSeda:liveodds-inbox-" + partner + "?size=" + MOST_IN_HAND;
-        }
-    }
-
-    /** One file's partners: done with it, or having it in hand (guarded by the object's lock). */
-    private static final class Claims {
-        private final BitSet done;
-        private final BitSet inHand;
-        private volatile long seen;
-
-        Claims(int partners, long poll) {
-            this.done = new BitSet(partners);
-            this.inHand = new BitSet(partners);
-            this.seen = poll;
-        }
-
-        synchronized boolean busy(int partner) {
-            return done.get(partner) || inHand.get(partner);
-        }
-
-        /** Whether a partner open in this poll is neither done with the file nor has it in hand. */
-        synchronized boolean wantedBy(List<Share> shares) {
-            for (Share share : shares) {
-                if (share.open && !done.get(share.index) && !inHand.get(share.index)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        /** Gone from the inbox (not listed since the given poll) and in nobody's hands. */
-        synchronized boolean forgettable(long sincePoll) {
-            return seen < sincePoll && inHand.isEmpty();
         }
     }
 }

@@ -46,6 +46,11 @@ class SharedInboxTest {
     @BeforeEach
     void start() throws Exception {
         inbox = Files.createDirectories(work.resolve("inbox"));
+        startContext();
+    }
+
+    /** The service's part of the inbox, as a start (or a restart after a crash) makes it: nothing in memory. */
+    private void startContext() throws Exception {
         context = new DefaultCamelContext();
         SharedInbox shared = new SharedInbox(new InboxGuard(new DeadLetterStore(work.resolve("dead").toString()), new Rejections(),
                 new UpstreamLiveness()));
@@ -59,7 +64,7 @@ class SharedInboxTest {
         context.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
-                from("file:" + inbox + "?include=.*\\.json&noop=true&idempotent=false&filter=#bean:shared&pollStrategy=#bean:shared"
+                from("file:" + inbox + "?include=RAW((?s).*\\.json)&noop=true&idempotent=false&filter=#bean:shared&pollStrategy=#bean:shared"
                         + "&sorter=#bean:order&readLock=none&delay=20&maxMessagesPerPoll=2000&eagerMaxMessagesPerPoll=false")
                         .recipientList(method(shared, "take"));
                 for (String partner : List.of("up", "down")) {
@@ -130,6 +135,62 @@ class SharedInboxTest {
         Exchange again = held.poll();
         end(again);
         await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(inbox.resolve(".done/g-001.json")));
+    }
+
+    @Test
+    void afterARestartAPartnerGetsNoneOfTheFilesItWasDoneWithWhateverTheirNames() throws Exception {
+        // names as producers may write them: non-ASCII ones that a platform charset would make alike, a line break
+        List<String> all = List.of("h-001", "h-002-\u00e8", "h-002-\u00e9", "h-003-a\nb", "h-004-a+b %41");
+        for (String id : all) {
+            drop(id);
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> got.getOrDefault("up", List.of()).size() == all.size() && held.size() == all.size());
+        held.clear(); // down never finishes them: the service stops (as in a crash) with them in its hands
+        context.close();
+        got.clear();
+
+        startContext();
+        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == all.size());
+        assertThat(got.get("down")).containsExactlyElementsOf(all);
+        assertThat(got).as("up is given none of them again").doesNotContainKey("up");
+        held.forEach(SharedInboxTest::end);
+        held.clear();
+        await().atMost(Duration.ofSeconds(10)).until(() -> jsonLeft().isEmpty());
+        try (Stream<Path> done = Files.list(inbox.resolve(".done"))) {
+            assertThat(done.map(p -> p.getFileName().toString())).containsExactlyInAnyOrderElementsOf(
+                    all.stream().map(id -> id + ".json").toList());
+        }
+        // every file moved; while the service is stopped a producer names a new file as an earlier one: it is new
+        context.close();
+        got.clear();
+        drop("h-001");
+        startContext();
+        await().atMost(Duration.ofSeconds(10)).until(() -> got.containsKey("up") && held.size() == 1);
+        assertThat(got.get("down")).containsExactly("h-001");
+        held.forEach(SharedInboxTest::end);
+        await().atMost(Duration.ofSeconds(10)).until(() -> jsonLeft().isEmpty());
+        // no partner's progress keeps the name of a file that moved: in memory, and on disk from the next start
+        context.close();
+        startContext();
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.readAllLines(inbox.resolve(".progress/up")).isEmpty()
+                && Files.readAllLines(inbox.resolve(".progress/down")).isEmpty());
+    }
+
+    @Test
+    void aFileEveryPartnerWasDoneWithBeforeItCouldMoveMovesAtTheNextStartAndGoesToNoPartner() throws Exception {
+        context.close();
+        drop("k-001");
+        drop("k-002");
+        // the crash came between the last partner's end of k-001 and its move to .done/
+        Files.createDirectories(inbox.resolve(".progress"));
+        Files.writeString(inbox.resolve(".progress/up"), "k-001.json\n");
+        Files.writeString(inbox.resolve(".progress/down"), "k-001.json\n");
+
+        startContext();
+        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1 && got.containsKey("up")
+                && Files.exists(inbox.resolve(".done/k-001.json")));
+        assertThat(got.get("up")).containsExactly("k-002");
+        assertThat(got.get("down")).containsExactly("k-002");
     }
 
     /** The partner's exchange ends: as its delivery would, well or failed. */
