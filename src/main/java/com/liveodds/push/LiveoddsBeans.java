@@ -11,6 +11,8 @@ import org.apache.camel.spi.Registry;
 
 import com.liveodds.push.auth.BearerAuthenticator;
 import com.liveodds.push.auth.BearerPolicy;
+import com.liveodds.push.auth.PartnerPolicy;
+import com.liveodds.push.booking.BookingApi;
 import com.liveodds.push.deadletter.DeadLetterReplay;
 import com.liveodds.push.deadletter.DeadLetterStore;
 import com.liveodds.push.delivery.RetryPolicy;
@@ -183,8 +185,8 @@ public class LiveoddsBeans implements CamelContextAware {
     }
 
     /**
-     * The HTTP API on camel.server.port (fixtures.yaml): the bearer check of liveodds.fixtures.auth.*, each token bound
-     * to its partner, as a policy step; JSON answers that carry no header of the request; a JSON 404 for a path
+     * The HTTP API on camel.server.port (fixtures.yaml, booking.yaml): the bearer check of liveodds.fixtures.auth.*, each
+     * token bound to its partner, as a policy step; JSON answers that carry no header of the request; a JSON 404 for a path
      * nothing serves; is_liveodds of each partner from its booking. Returns the HTTP source's bearer check: one
      * partner, as the fixtures API; several, static liveodds.source.http.tokens, so that no partner's token feeds
      * every partner (StartupSettings derives liveodds.source.http.auth.*).
@@ -195,7 +197,7 @@ public class LiveoddsBeans implements CamelContextAware {
         fixtures.setPartnerClaim(settings.text("liveodds.fixtures.auth.partner-claim"));
         fixtures.setTokensSetting("liveodds.fixtures.auth.tokens");
         bind("liveoddsBearerAuthenticator", fixtures, "start", null);
-        bind("liveoddsBearerPolicy", new BearerPolicy(fixtures));
+        bind("liveoddsPartnerPolicy", new PartnerPolicy(fixtures));
 
         BearerAuthenticator ingest = jwtCapable(settings.text("liveodds.source.http.auth.mode"), "the HTTP source");
         ingest.setTokens(settings.text("liveodds.source.http.auth.tokens"));
@@ -210,6 +212,10 @@ public class LiveoddsBeans implements CamelContextAware {
         catalog.setFile(settings.text("liveodds.fixtures.file"));
         catalog.setBookings(partners.bookingsByPartnerId());
         bind("liveoddsFixturesCatalog", catalog);
+        // booking.yaml: the partner's own booking, written to its booking file
+        BookingApi booking = new BookingApi();
+        booking.setBookings(partners.bookingsByPartnerId());
+        bind("liveoddsBookingApi", booking);
         return ingest;
     }
 
