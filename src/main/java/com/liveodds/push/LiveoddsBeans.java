@@ -1,6 +1,8 @@
 package com.liveodds.push;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 
 import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 import org.apache.camel.CamelContext;
@@ -31,6 +33,9 @@ import com.liveodds.push.ingest.PushAssembler;
 import com.liveodds.push.ingest.Rejections;
 import com.liveodds.push.ops.Meters;
 import com.liveodds.push.ops.SecretMask;
+import com.liveodds.push.partner.Booking;
+import com.liveodds.push.recovery.Recoveries;
+import com.liveodds.push.recovery.RetainedMessages;
 import com.liveodds.push.sandbox.PartnerSandbox;
 import com.liveodds.push.settings.PartnerSettings;
 import com.liveodds.push.settings.SettingsReader;
@@ -56,7 +61,7 @@ import com.liveodds.push.status.StatusReport;
  * {@code liveodds…} name, the one the routes use; a bean with {@code start}/{@code stop} is started as it is bound
  * and stopped when it is unbound (camel-main makes the beans of a route file twice and drops the first copy) or its
  * context closes. The sections follow the features: core, ingest, dead letters, file source, HTTP API, HTTP source,
- * admin, JMS source, Kafka source, embedded default, status.
+ * admin, JMS source, Kafka source, recovery, embedded default, status.
  */
 public class LiveoddsBeans implements CamelContextAware {
 
@@ -96,6 +101,7 @@ public class LiveoddsBeans implements CamelContextAware {
         sourceCheck.setSource(settings.text("liveodds.source"));
         // readiness check "source": DOWN while the active source cannot receive (file and http have no monitor)
         bind("liveoddsSourceHealthCheck", sourceCheck);
+        recovery(partners, meters);
         embeddedDefault();
         status(meters);
     }
@@ -307,6 +313,22 @@ public class LiveoddsBeans implements CamelContextAware {
             bind("liveoddsKafka" + suffix, new KafkaSourceComponent(partitions));
             bind("liveoddsKafkaSourceMonitor" + suffix, new KafkaSourceMonitor(partitions, "liveodds-source-kafka" + suffix));
         });
+    }
+
+    /**
+     * recovery.yaml and ingest.yaml: each accepted message kept for liveodds.recovery.retention (an SQLite file in
+     * liveodds.recovery.dir), and the partners' recoveries, pushed again through liveoddsDeliveries.
+     */
+    private void recovery(LiveoddsPartners partners, Meters meters) {
+        RetainedMessages retained = new RetainedMessages(Path.of(settings.text("liveodds.recovery.dir")),
+                settings.duration("liveodds.recovery.retention"));
+        bind("liveoddsRetainedMessages", retained, "start", "stop");
+        Recoveries recoveries = new Recoveries(retained, settings.count("liveodds.recovery.max-requests", 1));
+        Map<String, Booking> bookings = partners.bookingsByPartnerId();
+        for (PartnerSettings partner : partners.partners()) {
+            recoveries.addPartner(partner.id(), partner.name(), bookings.get(partner.id()), meters.forPartner(partner.name()));
+        }
+        bind("liveoddsRecoveries", recoveries, null, "stop");
     }
 
     /** sandbox.yaml and demo-producer.yaml: the sandbox stands in for every partner of the settings. */

@@ -1,0 +1,251 @@
+package com.liveodds.push.recovery;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import com.liveodds.push.delivery.Push;
+import com.liveodds.push.ingest.UpstreamMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What recovery pushes again (contract 20): every message the service accepted (validated, its match resolved: the
+ * body as pushed), per match, with its time of acceptance, for {@code liveodds.recovery.retention}. Kept in an SQLite
+ * database file ({@code <liveodds.recovery.dir>/retained.db}) in WAL mode: each message is committed before it is
+ * handed to delivery, so what a source has had acknowledged is in the file, and a {@code kill -9} loses nothing (the
+ * commit is in the operating system's hands; {@code synchronous=NORMAL} leaves out the fsync a power cut would need).
+ * Pruned past the retention (and the odds before a match's latest snapshot, which recovery never sends), so the file
+ * stays bounded by what the retention holds; freed pages are reused and given back by incremental vacuum.
+ * A retention of {@code 0} keeps nothing and opens no file.
+ */
+public class RetainedMessages {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RetainedMessages.class);
+    private static final String ODDS = "odds";
+    /** Rows read at once when pushing a match again. */
+    private static final int PAGE = 500;
+
+    private final Path dir;
+    private final Duration retention;
+    private Connection db;
+    private PreparedStatement insert;
+    private PreparedStatement dropOlderOdds;
+
+    public RetainedMessages(Path dir, Duration retention) {
+        this.dir = dir;
+        this.retention = retention;
+    }
+
+    public boolean isOn() {
+        return !retention.isZero() && !retention.isNegative();
+    }
+
+    public Duration retention() {
+        return retention;
+    }
+
+    /** The earliest time a recovery may ask for: now minus the retention. */
+    public Instant earliest(Instant now) {
+        return now.minus(retention);
+    }
+
+    public synchronized void start() throws Exception {
+        if (!isOn() || db != null) {
+            return;
+        }
+        Files.createDirectories(dir);
+        Path file = dir.resolve("retained.db");
+        db = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
+        try (Statement s = db.createStatement()) {
+            s.execute("PRAGMA busy_timeout=10000");
+            // before the first table: pages freed by pruning are given back to the file system in steps
+            s.execute("PRAGMA auto_vacuum=INCREMENTAL");
+            s.execute("PRAGMA journal_mode=WAL");
+            s.execute("PRAGMA synchronous=NORMAL");
+            s.execute("CREATE TABLE IF NOT EXISTS retained (seq INTEGER PRIMARY KEY AUTOINCREMENT, match_id TEXT NOT NULL, "
+                    + "message_id TEXT NOT NULL, type TEXT NOT NULL, snapshot INTEGER NOT NULL, accepted_at INTEGER NOT NULL, "
+                    + "body TEXT NOT NULL)");
+            s.execute("CREATE INDEX IF NOT EXISTS retained_match ON retained (match_id, seq)");
+            s.execute("CREATE INDEX IF NOT EXISTS retained_time ON retained (accepted_at)");
+        }
+        insert = db.prepareStatement("INSERT INTO retained (match_id, message_id, type, snapshot, accepted_at, body) "
+                + "VALUES (?, ?, ?, ?, ?, ?)", Statement.RETURN_GENERATED_KEYS);
+        dropOlderOdds = db.prepareStatement("DELETE FROM retained WHERE match_id = ? AND type = 'odds' AND seq < ?");
+        LOG.info("Recovery: accepted messages kept for {} in {}", retention, file);
+    }
+
+    public synchronized void stop() throws SQLException {
+        if (db != null) {
+            db.close();
+            db = null;
+        }
+    }
+
+    /** Whether the message is an odds snapshot (read before the push is assembled, from the validated message). */
+    public boolean isSnapshot(UpstreamMessage message) {
+        return ODDS.equals(message.messageType()) && "snapshot".equals(message.json().path("odds_type").asText(null));
+    }
+
+    /**
+     * Keeps an accepted push, committed before it goes on to delivery; a snapshot drops the odds of its match before
+     * it. A failure to keep it fails the message (its source keeps it and tries again): recovery must not miss
+     * what was pushed.
+     */
+    public synchronized void accepted(Push push, Boolean snapshot) throws SQLException {
+        if (db == null || push.isHeartbeat()) {
+            return;
+        }
+        boolean isSnapshot = Boolean.TRUE.equals(snapshot);
+        db.setAutoCommit(false);
+        try {
+            insert.setString(1, push.matchId());
+            insert.setString(2, push.messageId());
+            insert.setString(3, push.messageType());
+            insert.setInt(4, isSnapshot ? 1 : 0);
+            insert.setLong(5, System.currentTimeMillis());
+            insert.setString(6, push.json());
+            insert.executeUpdate();
+            if (isSnapshot) {
+                long seq;
+                try (ResultSet keys = insert.getGeneratedKeys()) {
+                    keys.next();
+                    seq = keys.getLong(1);
+                }
+                dropOlderOdds.setString(1, push.matchId());
+                dropOlderOdds.setLong(2, seq);
+                dropOlderOdds.executeUpdate();
+            }
+            db.commit();
+        } catch (SQLException e) {
+            db.rollback();
+            throw e;
+        } finally {
+            db.setAutoCommit(true);
+        }
+    }
+
+    /** Drops what is older than the retention and gives freed pages back; the number of messages dropped. */
+    public synchronized int prune() throws SQLException {
+        if (db == null) {
+            return 0;
+        }
+        int dropped;
+        try (PreparedStatement delete = db.prepareStatement("DELETE FROM retained WHERE accepted_at < ?")) {
+            delete.setLong(1, System.currentTimeMillis() - retention.toMillis());
+            dropped = delete.executeUpdate();
+        }
+        try (Statement s = db.createStatement()) {
+            s.execute("PRAGMA incremental_vacuum");
+            s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+        }
+        if (dropped > 0) {
+            LOG.debug("Recovery: {} messages past the retention dropped", dropped);
+        }
+        return dropped;
+    }
+
+    /** The newest sequence number so far: a recovery pushes what was accepted up to it (later ones go live). */
+    public synchronized long newest() throws SQLException {
+        if (db == null) {
+            return 0;
+        }
+        try (Statement s = db.createStatement(); ResultSet r = s.executeQuery("SELECT coalesce(max(seq), 0) FROM retained")) {
+            return r.getLong(1);
+        }
+    }
+
+    /** Every match with a message retained, for a partner that books all. */
+    public synchronized List<String> matches() throws SQLException {
+        List<String> matches = new ArrayList<>();
+        if (db == null) {
+            return matches;
+        }
+        try (Statement s = db.createStatement();
+             ResultSet r = s.executeQuery("SELECT DISTINCT match_id FROM retained ORDER BY match_id")) {
+            while (r.next()) {
+                matches.add(r.getString(1));
+            }
+        }
+        return matches;
+    }
+
+    /** How many messages {@link #page} gives for this selection in all. */
+    public synchronized int count(Selection selection) throws SQLException {
+        if (db == null) {
+            return 0;
+        }
+        try (PreparedStatement q = db.prepareStatement("SELECT count(*) FROM retained" + selection.where(this))) {
+            selection.bind(q, 0);
+            try (ResultSet r = q.executeQuery()) {
+                return r.getInt(1);
+            }
+        }
+    }
+
+    /**
+     * The next messages of the selection after sequence number {@code from}, in the order they were accepted: the
+     * match's latest odds snapshot and every odds after it, and the settlements and rollbacks accepted after its time.
+     */
+    public synchronized List<Retained> page(Selection selection, long from) throws SQLException {
+        List<Retained> page = new ArrayList<>();
+        if (db == null) {
+            return page;
+        }
+        try (PreparedStatement q = db.prepareStatement("SELECT seq, message_id, type, body FROM retained"
+                + selection.where(this) + " AND seq > ? ORDER BY seq LIMIT " + PAGE)) {
+            int i = selection.bind(q, 0);
+            q.setLong(i + 1, from);
+            try (ResultSet r = q.executeQuery()) {
+                while (r.next()) {
+                    page.add(new Retained(r.getLong(1), r.getString(2), r.getString(3), r.getString(4)));
+                }
+            }
+        }
+        return page;
+    }
+
+    private long latestSnapshot(String matchId, long upTo) throws SQLException {
+        try (PreparedStatement q = db.prepareStatement(
+                "SELECT coalesce(max(seq), 0) FROM retained WHERE match_id = ? AND snapshot = 1 AND seq <= ?")) {
+            q.setString(1, matchId);
+            q.setLong(2, upTo);
+            try (ResultSet r = q.executeQuery()) {
+                return r.getLong(1);
+            }
+        }
+    }
+
+    /** One message retained: its place in the order, id, type and the body as it was pushed. */
+    public record Retained(long seq, String messageId, String type, String body) {
+    }
+
+    /**
+     * What one match gets again: its current odds (from its latest snapshot up to {@code upTo}), and the settlements
+     * and rollbacks accepted after {@code after} (null: all retained).
+     */
+    public record Selection(String matchId, Instant after, long upTo) {
+
+        String where(RetainedMessages store) throws SQLException {
+            long snapshot = store.latestSnapshot(matchId, upTo);
+            return " WHERE match_id = ? AND seq <= ? AND ((type = 'odds' AND seq >= " + snapshot
+                    + ") OR (type <> 'odds' AND accepted_at > ?))";
+        }
+
+        int bind(PreparedStatement q, int from) throws SQLException {
+            q.setString(from + 1, matchId);
+            q.setLong(from + 2, upTo);
+            q.setLong(from + 3, after == null ? Long.MIN_VALUE : after.toEpochMilli());
+            return from + 3;
+        }
+    }
+}
