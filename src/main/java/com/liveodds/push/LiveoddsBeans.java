@@ -13,7 +13,6 @@ import org.apache.camel.spi.Registry;
 
 import com.liveodds.push.auth.BearerAuthenticator;
 import com.liveodds.push.auth.BearerPolicy;
-import com.liveodds.push.auth.PartnerPolicy;
 import com.liveodds.push.booking.BookingApi;
 import com.liveodds.push.deadletter.DeadLetterReplay;
 import com.liveodds.push.deadletter.DeadLetterStore;
@@ -203,7 +202,7 @@ public class LiveoddsBeans implements CamelContextAware {
         fixtures.setPartnerClaim(settings.text("liveodds.fixtures.auth.partner-claim"));
         fixtures.setTokensSetting("liveodds.fixtures.auth.tokens");
         bind("liveoddsBearerAuthenticator", fixtures, "start", null);
-        bind("liveoddsPartnerPolicy", new PartnerPolicy(fixtures));
+        bind("liveoddsPartnerPolicy", new BearerPolicy(fixtures, true));
 
         BearerAuthenticator ingest = jwtCapable(settings.text("liveodds.source.http.auth.mode"), "the HTTP source");
         ingest.setTokens(settings.text("liveodds.source.http.auth.tokens"));

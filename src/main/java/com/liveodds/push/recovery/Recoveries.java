@@ -266,7 +266,10 @@ public class Recoveries implements CamelContextAware {
             PushOutcome outcome = PushOutcome.of(exchange);
             if (outcome != null && outcome.isDelivered()) {
                 recovery.delivered();
-                partner.recovered().increment();
+                // looked up each time: few, and the registry may come after this bean
+                Counter.builder("liveodds.recovered.messages").tags(partner.meters.tags())
+                        .description("messages delivered again by a recovery the partner asked for")
+                        .register(partner.meters.registry()).increment();
             } else if (outcome != null && outcome.isDeadLettered()) {
                 recovery.deadLettered();
             } else if (outcome != null && "superseded".equals(outcome.outcome())) {
@@ -312,7 +315,6 @@ public class Recoveries implements CamelContextAware {
         private final Map<String, Recovery> recoveries = new ConcurrentHashMap<>();
         private final Deque<Recovery> order = new ArrayDeque<>();
         private final Deque<Instant> admitted = new ArrayDeque<>();
-        private volatile Counter recovered;
 
         Partner(String name, String id, Booking booking, Meters meters) {
             this.name = name;
@@ -354,16 +356,6 @@ public class Recoveries implements CamelContextAware {
                 throw new HttpProblem(429, "too_many_requests", "at most " + maxRequests
                         + " recoveries in 10 minutes (liveodds.recovery.max-requests)", wait);
             }
-        }
-
-        Counter recovered() {
-            Counter c = recovered;
-            if (c == null) {
-                recovered = c = Counter.builder("liveodds.recovered.messages").tags(meters.tags())
-                        .description("messages delivered again by a recovery the partner asked for")
-                        .register(meters.registry());
-            }
-            return c;
         }
     }
 }

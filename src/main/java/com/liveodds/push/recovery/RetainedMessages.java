@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * commit is in the operating system's hands; {@code synchronous=NORMAL} leaves out the fsync a power cut would need).
  * Pruned past the retention (and the odds before a match's latest snapshot, which recovery never sends), so the file
  * stays bounded by what the retention holds; freed pages are reused and given back by incremental vacuum.
- * A retention of {@code 0} keeps nothing and opens no file.
+ * A message is kept once per match: accepted again (a dead letter replayed), it keeps its first place. A retention of
+ * {@code 0} keeps nothing and opens no file.
  */
 public class RetainedMessages {
 
@@ -77,8 +78,10 @@ public class RetainedMessages {
                     + "body TEXT NOT NULL)");
             s.execute("CREATE INDEX IF NOT EXISTS retained_match ON retained (match_id, seq)");
             s.execute("CREATE INDEX IF NOT EXISTS retained_time ON retained (accepted_at)");
+            // a message accepted again (a dead letter replayed) keeps its first place
+            s.execute("CREATE UNIQUE INDEX IF NOT EXISTS retained_message ON retained (match_id, message_id)");
         }
-        insert = db.prepareStatement("INSERT INTO retained (match_id, message_id, type, snapshot, accepted_at, body) "
+        insert = db.prepareStatement("INSERT OR IGNORE INTO retained (match_id, message_id, type, snapshot, accepted_at, body) "
                 + "VALUES (?, ?, ?, ?, ?, ?)", Statement.RETURN_GENERATED_KEYS);
         dropOlderOdds = db.prepareStatement("DELETE FROM retained WHERE match_id = ? AND type = 'odds' AND seq < ?");
         LOG.info("Recovery: accepted messages kept for {} in {}", retention, file);
@@ -114,8 +117,7 @@ public class RetainedMessages {
             insert.setInt(4, isSnapshot ? 1 : 0);
             insert.setLong(5, System.currentTimeMillis());
             insert.setString(6, push.json());
-            insert.executeUpdate();
-            if (isSnapshot) {
+            if (insert.executeUpdate() == 1 && isSnapshot) {
                 long seq;
                 try (ResultSet keys = insert.getGeneratedKeys()) {
                     keys.next();
