@@ -35,6 +35,8 @@ public class RetainedMessages {
     private static final String ODDS = "odds";
     /** Rows read at once when pushing a match again. */
     private static final int PAGE = 500;
+    /** Messages dropped at once by {@link #prune}. */
+    private static final int PRUNE_BATCH = 2000;
 
     private final Path dir;
     private final Duration retention;
@@ -136,24 +138,39 @@ public class RetainedMessages {
         }
     }
 
-    /** Drops what is older than the retention and gives freed pages back; the number of messages dropped. */
-    public synchronized int prune() throws SQLException {
-        if (db == null) {
-            return 0;
+    /**
+     * Drops what is older than the retention, a batch at a time so that accepting messages waits for no more than one
+     * batch, and gives freed pages back; the number of messages dropped.
+     */
+    public int prune() throws SQLException {
+        long before = System.currentTimeMillis() - retention.toMillis();
+        int dropped = 0;
+        for (int batch = pruneBatch(before); batch > 0; batch = pruneBatch(before)) {
+            dropped += batch;
         }
-        int dropped;
-        try (PreparedStatement delete = db.prepareStatement("DELETE FROM retained WHERE accepted_at < ?")) {
-            delete.setLong(1, System.currentTimeMillis() - retention.toMillis());
-            dropped = delete.executeUpdate();
-        }
-        try (Statement s = db.createStatement()) {
-            s.execute("PRAGMA incremental_vacuum");
-            s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+        synchronized (this) {
+            if (db != null) {
+                try (Statement s = db.createStatement()) {
+                    s.execute("PRAGMA incremental_vacuum");
+                    s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+                }
+            }
         }
         if (dropped > 0) {
             LOG.debug("Recovery: {} messages past the retention dropped", dropped);
         }
         return dropped;
+    }
+
+    private synchronized int pruneBatch(long before) throws SQLException {
+        if (db == null) {
+            return 0;
+        }
+        try (PreparedStatement delete = db.prepareStatement("DELETE FROM retained WHERE seq IN "
+                + "(SELECT seq FROM retained WHERE accepted_at < ? ORDER BY accepted_at LIMIT " + PRUNE_BATCH + ")")) {
+            delete.setLong(1, before);
+            return delete.executeUpdate();
+        }
     }
 
     /** The newest sequence number so far: a recovery pushes what was accepted up to it (later ones go live). */
