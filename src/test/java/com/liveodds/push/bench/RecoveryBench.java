@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -27,7 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
  * What recovery costs (contract 20), printed, never asserted: the retention's CPU and disk per accepted message (the
  * store alone, on the thread that accepts), and a recovery of N matches through a running service to a partner on
  * loopback: time to complete and the CPU of this JVM (service and partner) meanwhile.
- * {@code mvn -B -o test -Pbench -Dtest=RecoveryBench [-Dbench.matches=200] [-Dbench.latency-ms=0]}.
+ * And the whole pipeline with the retention on and off: the CPU this JVM spends per message delivered from the file
+ * source to a partner on loopback.
+ * {@code mvn -B -o test -Dtest.excludedGroups=none -Dtest=RecoveryBench [-Dbench.matches=200] [-Dbench.latency-ms=0]
+ * [-Dbench.messages=3000]}.
  */
 @Tag("bench")
 class RecoveryBench {
@@ -37,6 +41,7 @@ class RecoveryBench {
     /** Per match: a snapshot, six deltas, three settlements. */
     private static final int PER_MATCH = 10;
     private static final int STORE_MESSAGES = 20_000;
+    private static final int PIPELINE_MESSAGES = Integer.getInteger("bench.messages", 3000);
 
     @TempDir
     Path work;
@@ -99,6 +104,42 @@ class RecoveryBench {
                     MATCHES, done.path("messages").asInt(), LATENCY_MS, answeredNanos / 1e6, done.path("state").asText(),
                     wallNanos / 1e9, done.path("delivered").asInt() / (wallNanos / 1e9), cpuNanos / 1e9,
                     cpuNanos / 1e3 / Math.max(1, done.path("delivered").asInt()));
+        }
+    }
+
+    @Test
+    void pipelineWithRetentionOnAndOff() throws Exception {
+        // twice each, alternating, the first of each a warm-up
+        for (String retention : List.of("0", "10h", "0", "10h")) {
+            Path dir = Files.createDirectories(work.resolve("pipeline-" + retention + "-" + System.nanoTime()));
+            try (LoopbackPartner partner = new LoopbackPartner();
+                 RunningService service = RunningService.builder().partner(partner.baseUrl(), partner.authUrl())
+                         .set("liveodds.recovery.retention", retention)
+                         // every message pushed, so that each run delivers all of them
+                         .set("liveodds.delivery.supersede", "false")
+                         .set("liveodds.heartbeat.interval", "1h")
+                         .set("liveodds.upstream.max-silence", "0")
+                         .set("camel.main.shutdown-timeout", "1")
+                         .work(dir).start()) {
+                Path inbox = Files.createDirectories(service.inbox());
+                for (int i = 0; i < PIPELINE_MESSAGES; i++) {
+                    String id = String.format("p%06d", i);
+                    Files.writeString(inbox.resolve("." + id), body(id, i % MATCHES, "odds", i % 20 == 0 ? "snapshot" : "delta"));
+                }
+                var os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+                long cpu = os.getProcessCpuTime();
+                long wall = System.nanoTime();
+                for (int i = 0; i < PIPELINE_MESSAGES; i++) {
+                    String id = String.format("p%06d", i);
+                    Files.move(inbox.resolve("." + id), inbox.resolve(id + ".json"));
+                }
+                Awaitility.await().atMost(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(20))
+                        .until(() -> partner.arrivals().size() >= PIPELINE_MESSAGES);
+                long cpuNanos = os.getProcessCpuTime() - cpu;
+                long wallNanos = System.nanoTime() - wall;
+                System.out.printf("pipeline, retention %s: %d messages in %.2f s, CPU of service + partner %.0f µs/message%n",
+                        retention, PIPELINE_MESSAGES, wallNanos / 1e9, cpuNanos / 1e3 / PIPELINE_MESSAGES);
+            }
         }
     }
 
