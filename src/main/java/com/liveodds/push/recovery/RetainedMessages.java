@@ -37,12 +37,21 @@ public class RetainedMessages {
     private static final int PAGE = 500;
     /** Messages dropped at once by {@link #prune}. */
     private static final int PRUNE_BATCH = 2000;
+    /**
+     * A selection: match, after a sequence number, up to another; odds from the latest snapshot on, settlements and
+     * rollbacks accepted after a time.
+     */
+    private static final String SELECTED = " WHERE match_id = ? AND seq > ? AND seq <= ? AND ((type = 'odds' AND seq >= ?)"
+            + " OR (type <> 'odds' AND accepted_at > ?))";
 
     private final Path dir;
     private final Duration retention;
     private Connection db;
     private PreparedStatement insert;
     private PreparedStatement dropOlderOdds;
+    private PreparedStatement latestSnapshot;
+    private PreparedStatement countQuery;
+    private PreparedStatement pageQuery;
 
     public RetainedMessages(Path dir, Duration retention) {
         this.dir = dir;
@@ -86,6 +95,10 @@ public class RetainedMessages {
         insert = db.prepareStatement("INSERT OR IGNORE INTO retained (match_id, message_id, type, snapshot, accepted_at, body) "
                 + "VALUES (?, ?, ?, ?, ?, ?)", Statement.RETURN_GENERATED_KEYS);
         dropOlderOdds = db.prepareStatement("DELETE FROM retained WHERE match_id = ? AND type = 'odds' AND seq < ?");
+        latestSnapshot = db.prepareStatement(
+                "SELECT coalesce(max(seq), 0) FROM retained WHERE match_id = ? AND snapshot = 1 AND seq <= ?");
+        countQuery = db.prepareStatement("SELECT count(*) FROM retained" + SELECTED);
+        pageQuery = db.prepareStatement("SELECT seq, message_id, type, body FROM retained" + SELECTED + " ORDER BY seq LIMIT " + PAGE);
         LOG.info("Recovery: accepted messages kept for {} in {}", retention, file);
     }
 
@@ -203,11 +216,9 @@ public class RetainedMessages {
         if (db == null) {
             return 0;
         }
-        try (PreparedStatement q = db.prepareStatement("SELECT count(*) FROM retained" + selection.where(this))) {
-            selection.bind(q, 0);
-            try (ResultSet r = q.executeQuery()) {
-                return r.getInt(1);
-            }
+        bind(countQuery, selection, 0);
+        try (ResultSet r = countQuery.executeQuery()) {
+            return r.getInt(1);
         }
     }
 
@@ -220,28 +231,28 @@ public class RetainedMessages {
         if (db == null) {
             return page;
         }
-        try (PreparedStatement q = db.prepareStatement("SELECT seq, message_id, type, body FROM retained"
-                + selection.where(this) + " AND seq > ? ORDER BY seq LIMIT " + PAGE)) {
-            int i = selection.bind(q, 0);
-            q.setLong(i + 1, from);
-            try (ResultSet r = q.executeQuery()) {
-                while (r.next()) {
-                    page.add(new Retained(r.getLong(1), r.getString(2), r.getString(3), r.getString(4)));
-                }
+        bind(pageQuery, selection, from);
+        try (ResultSet r = pageQuery.executeQuery()) {
+            while (r.next()) {
+                page.add(new Retained(r.getLong(1), r.getString(2), r.getString(3), r.getString(4)));
             }
         }
         return page;
     }
 
-    private long latestSnapshot(String matchId, long upTo) throws SQLException {
-        try (PreparedStatement q = db.prepareStatement(
-                "SELECT coalesce(max(seq), 0) FROM retained WHERE match_id = ? AND snapshot = 1 AND seq <= ?")) {
-            q.setString(1, matchId);
-            q.setLong(2, upTo);
-            try (ResultSet r = q.executeQuery()) {
-                return r.getLong(1);
-            }
+    /** The selection's match, bounds and latest snapshot (found now) into a statement of {@link #SELECTED}. */
+    private void bind(PreparedStatement q, Selection selection, long from) throws SQLException {
+        latestSnapshot.setString(1, selection.matchId());
+        latestSnapshot.setLong(2, selection.upTo());
+        long snapshot;
+        try (ResultSet r = latestSnapshot.executeQuery()) {
+            snapshot = r.getLong(1);
         }
+        q.setString(1, selection.matchId());
+        q.setLong(2, from);
+        q.setLong(3, selection.upTo());
+        q.setLong(4, snapshot);
+        q.setLong(5, selection.after() == null ? Long.MIN_VALUE : selection.after().toEpochMilli());
     }
 
     /** One message retained: its place in the order, id, type and the body as it was pushed. */
@@ -253,18 +264,5 @@ public class RetainedMessages {
      * and rollbacks accepted after {@code after} (null: all retained).
      */
     public record Selection(String matchId, Instant after, long upTo) {
-
-        String where(RetainedMessages store) throws SQLException {
-            long snapshot = store.latestSnapshot(matchId, upTo);
-            return " WHERE match_id = ? AND seq <= ? AND ((type = 'odds' AND seq >= " + snapshot
-                    + ") OR (type <> 'odds' AND accepted_at > ?))";
-        }
-
-        int bind(PreparedStatement q, int from) throws SQLException {
-            q.setString(from + 1, matchId);
-            q.setLong(from + 2, upTo);
-            q.setLong(from + 3, after == null ? Long.MIN_VALUE : after.toEpochMilli());
-            return from + 3;
-        }
     }
 }
