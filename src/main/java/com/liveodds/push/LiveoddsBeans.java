@@ -322,7 +322,8 @@ public class LiveoddsBeans implements CamelContextAware {
         RetainedMessages retained = new RetainedMessages(Path.of(settings.text("liveodds.recovery.dir")),
                 settings.duration("liveodds.recovery.retention"));
         bind("liveoddsRetainedMessages", retained, "start", "stop");
-        Recoveries recoveries = new Recoveries(retained, settings.count("liveodds.recovery.max-requests", 1));
+        Recoveries recoveries = new Recoveries(retained, settings.count("liveodds.recovery.max-requests", 1),
+                partners.queueShare());
         Map<String, Booking> bookings = partners.bookingsByPartnerId();
         for (PartnerSettings partner : partners.partners()) {
             recoveries.addPartner(partner.id(), partner.name(), bookings.get(partner.id()), meters.forPartner(partner.name()));

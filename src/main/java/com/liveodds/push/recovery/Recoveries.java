@@ -54,14 +54,16 @@ import org.slf4j.LoggerFactory;
  * {@code after}, answered 202 at once with what it covers; each partner's recoveries then run one after another on a
  * thread of that partner, pushing the retained messages again through the partner's per-match delivery
  * ({@code liveoddsDeliveries}, InOut, the partner named in {@value PartnerDeliveries#PARTNER}), in the order they were
- * accepted, with their original message ids and bodies. A recovery holds at most {@value #WINDOW} pushes in delivery
- * at once, so it never takes the room of the delivery queues the live pushes need. {@code GET .../recovery/{id}} tells
+ * accepted, with their original message ids and bodies. A recovery holds at most a quarter of the partner's room in
+ * the delivery queues ({@code liveodds.delivery.queue-size} shared by the partners), so the live pushes always find
+ * theirs; within that it queues as fast as it reads, so that the older messages it brings are queued before the live
+ * ones that follow them. {@code GET .../recovery/{id}} tells
  * how far it got. At most {@code max-requests} recoveries per partner in 10 minutes (429 with {@code Retry-After}).
  */
 public class Recoveries implements CamelContextAware {
 
-    /** Pushes of one recovery in delivery at once. */
-    static final int WINDOW = 64;
+    /** Pushes of one recovery in delivery at once, at least. */
+    static final int MIN_WINDOW = 64;
     static final Duration LIMIT_WINDOW = Duration.ofMinutes(10);
     /** The largest body a recovery request may have. */
     static final int MAX_BODY = 4096;
@@ -76,14 +78,17 @@ public class Recoveries implements CamelContextAware {
 
     private final RetainedMessages store;
     private final int maxRequests;
+    private final int window;
     /** Partner id → the partner. */
     private final Map<String, Partner> partners = new LinkedHashMap<>();
     private CamelContext context;
     private volatile AsyncProcessor deliveries;
 
-    public Recoveries(RetainedMessages store, int maxRequests) {
+    /** @param queueShare the pushes a partner's delivery queues hold at most (a quarter of them is a recovery's) */
+    public Recoveries(RetainedMessages store, int maxRequests, int queueShare) {
         this.store = store;
         this.maxRequests = maxRequests;
+        this.window = Math.max(MIN_WINDOW, queueShare / 4);
     }
 
     /** A partner recoveries are asked for: its id (of the path), name ({@code ""} for the single partner) and booking. */
@@ -227,10 +232,10 @@ public class Recoveries implements CamelContextAware {
         return new HttpProblem(400, "invalid_request", message);
     }
 
-    /** Pushes the recovery's messages again, match after match, at most {@link #WINDOW} in delivery at once. */
+    /** Pushes the recovery's messages again, match after match, at most {@link #window} in delivery at once. */
     private void run(Partner partner, Recovery recovery) {
         recovery.running();
-        Semaphore window = new Semaphore(WINDOW);
+        Semaphore window = new Semaphore(this.window);
         AtomicInteger handedBack = new AtomicInteger();
         try {
             for (RetainedMessages.Selection selection : recovery.selections()) {
@@ -244,7 +249,7 @@ public class Recoveries implements CamelContextAware {
                     }
                 }
             }
-            window.acquire(WINDOW);
+            window.acquire(this.window);
             recovery.end(handedBack.get() == 0 ? null : handedBack.get() + " pushes were handed back (the service is stopping?)");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
