@@ -321,7 +321,7 @@ public class LiveoddsBeans implements CamelContextAware {
     private void recovery(LiveoddsPartners partners, Meters meters) {
         RetainedMessages retained = new RetainedMessages(Path.of(settings.text("liveodds.recovery.dir")),
                 settings.duration("liveodds.recovery.retention"));
-        bind("liveoddsRetainedMessages", retained, "start", "stop");
+        bind("liveoddsRetainedMessages", retained, null, "stop");
         Recoveries recoveries = new Recoveries(retained, settings.count("liveodds.recovery.max-requests", 1),
                 partners.queueShare());
         Map<String, Booking> bookings = partners.bookingsByPartnerId();

@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * commit is in the operating system's hands; {@code synchronous=NORMAL} leaves out the fsync a power cut would need).
  * Pruned past the retention (and the odds before a match's latest snapshot, which recovery never sends), so the file
  * stays bounded by what the retention holds; freed pages are reused and given back by incremental vacuum.
- * A message is kept once per match: accepted again (a dead letter replayed), it keeps its first place. A retention of
- * {@code 0} keeps nothing and opens no file.
+ * A message is kept once per match: accepted again (a dead letter replayed), it keeps its first place. The file is
+ * made with the first message kept; a retention of {@code 0} keeps nothing and makes no file.
  */
 public class RetainedMessages {
 
@@ -35,6 +35,7 @@ public class RetainedMessages {
     private static final String ODDS = "odds";
     /** Rows read at once when pushing a match again. */
     private static final int PAGE = 500;
+    private static final String FILE = "retained.db";
     /** Messages dropped at once by {@link #prune}. */
     private static final int PRUNE_BATCH = 2000;
     /**
@@ -71,12 +72,20 @@ public class RetainedMessages {
         return now.minus(retention);
     }
 
-    public synchronized void start() throws Exception {
-        if (!isOn() || db != null) {
-            return;
+    /**
+     * Opens the file, made at the first message kept (a service that never accepts one, or a retention of 0, leaves
+     * none behind); null while there is none.
+     */
+    private Connection db(boolean create) throws SQLException {
+        if (db != null || !isOn() || !create && !Files.exists(dir.resolve(FILE))) {
+            return db;
         }
-        Files.createDirectories(dir);
-        Path file = dir.resolve("retained.db");
+        try {
+            Files.createDirectories(dir);
+        } catch (java.io.IOException e) {
+            throw new SQLException("cannot make " + dir + ": " + e.getMessage(), e);
+        }
+        Path file = dir.resolve(FILE);
         db = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
         try (Statement s = db.createStatement()) {
             s.execute("PRAGMA busy_timeout=10000");
@@ -100,6 +109,7 @@ public class RetainedMessages {
         countQuery = db.prepareStatement("SELECT count(*) FROM retained" + SELECTED);
         pageQuery = db.prepareStatement("SELECT seq, message_id, type, body FROM retained" + SELECTED + " ORDER BY seq LIMIT " + PAGE);
         LOG.info("Recovery: accepted messages kept for {} in {}", retention, file);
+        return db;
     }
 
     public synchronized void stop() throws SQLException {
@@ -120,7 +130,7 @@ public class RetainedMessages {
      * what was pushed.
      */
     public synchronized void accepted(Push push, Boolean snapshot) throws SQLException {
-        if (db == null || push.isHeartbeat()) {
+        if (push.isHeartbeat() || db(true) == null) {
             return;
         }
         boolean isSnapshot = Boolean.TRUE.equals(snapshot);
@@ -162,7 +172,7 @@ public class RetainedMessages {
             dropped += batch;
         }
         synchronized (this) {
-            if (db != null) {
+            if (db(false) != null) {
                 try (Statement s = db.createStatement()) {
                     s.execute("PRAGMA incremental_vacuum");
                     s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
@@ -176,7 +186,7 @@ public class RetainedMessages {
     }
 
     private synchronized int pruneBatch(long before) throws SQLException {
-        if (db == null) {
+        if (db(false) == null) {
             return 0;
         }
         try (PreparedStatement delete = db.prepareStatement("DELETE FROM retained WHERE seq IN "
@@ -188,7 +198,7 @@ public class RetainedMessages {
 
     /** The newest sequence number so far: a recovery pushes what was accepted up to it (later ones go live). */
     public synchronized long newest() throws SQLException {
-        if (db == null) {
+        if (db(false) == null) {
             return 0;
         }
         try (Statement s = db.createStatement(); ResultSet r = s.executeQuery("SELECT coalesce(max(seq), 0) FROM retained")) {
@@ -199,7 +209,7 @@ public class RetainedMessages {
     /** Every match with a message retained, for a partner that books all. */
     public synchronized List<String> matches() throws SQLException {
         List<String> matches = new ArrayList<>();
-        if (db == null) {
+        if (db(false) == null) {
             return matches;
         }
         try (Statement s = db.createStatement();
@@ -213,7 +223,7 @@ public class RetainedMessages {
 
     /** How many messages {@link #page} gives for this selection in all. */
     public synchronized int count(Selection selection) throws SQLException {
-        if (db == null) {
+        if (db(false) == null) {
             return 0;
         }
         bind(countQuery, selection, 0);
@@ -228,7 +238,7 @@ public class RetainedMessages {
      */
     public synchronized List<Retained> page(Selection selection, long from) throws SQLException {
         List<Retained> page = new ArrayList<>();
-        if (db == null) {
+        if (db(false) == null) {
             return page;
         }
         bind(pageQuery, selection, from);

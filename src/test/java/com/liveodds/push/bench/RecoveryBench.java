@@ -49,7 +49,6 @@ class RecoveryBench {
     @Test
     void retentionCostPerAcceptedMessage() throws Exception {
         RetainedMessages store = new RetainedMessages(work.resolve("store"), Duration.ofHours(10));
-        store.start();
         var threads = ManagementFactory.getThreadMXBean();
         // warm-up, then the measured run
         fill(store, 2_000, "warm");

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The store of what recovery pushes again, on a real SQLite file: a match's current odds are its latest snapshot and
  * the odds after it (the earlier ones are dropped as the snapshot comes), a message accepted twice keeps its first
- * place, what is older than the retention is pruned, and a retention of 0 keeps nothing and makes no file.
+ * place, what is older than the retention is pruned, the file is made with the first message kept, and a retention
+ * of 0 keeps nothing and makes no file.
  */
 class RetainedMessagesTest {
 
@@ -26,8 +27,10 @@ class RetainedMessagesTest {
     @Test
     void aMatchsCurrentOddsStartAtItsLatestSnapshotAndTheSettlementsFollowTheirTime() throws Exception {
         RetainedMessages store = new RetainedMessages(dir, Duration.ofHours(10));
-        store.start();
         try {
+            // no file until there is something to keep
+            assertThat(store.matches()).isEmpty();
+            assertThat(dir.resolve("retained.db")).doesNotExist();
             accept(store, "d1", "odds", false);
             accept(store, "s1", "market_settlement", false);
             accept(store, "snap", "odds", true);
@@ -54,7 +57,6 @@ class RetainedMessagesTest {
     @Test
     void whatIsOlderThanTheRetentionIsPruned() throws Exception {
         RetainedMessages store = new RetainedMessages(dir, Duration.ofMillis(50));
-        store.start();
         try {
             for (int i = 0; i < 5000; i++) {
                 accept(store, "m" + i, "market_settlement", false);
@@ -68,7 +70,6 @@ class RetainedMessagesTest {
     @Test
     void aRetentionOfZeroKeepsNothing() throws Exception {
         RetainedMessages store = new RetainedMessages(dir.resolve("off"), Duration.ZERO);
-        store.start();
         accept(store, "m", "odds", true);
         assertThat(store.matches()).isEmpty();
         assertThat(store.newest()).isZero();
