@@ -1,6 +1,8 @@
 package com.liveodds.push;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 
 import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 import org.apache.camel.CamelContext;
@@ -11,6 +13,7 @@ import org.apache.camel.spi.Registry;
 
 import com.liveodds.push.auth.BearerAuthenticator;
 import com.liveodds.push.auth.BearerPolicy;
+import com.liveodds.push.booking.BookingApi;
 import com.liveodds.push.deadletter.DeadLetterReplay;
 import com.liveodds.push.deadletter.DeadLetterStore;
 import com.liveodds.push.delivery.RetryPolicy;
@@ -30,6 +33,9 @@ import com.liveodds.push.ingest.Rejections;
 import com.liveodds.push.ops.Meters;
 import com.liveodds.push.ops.SecretMask;
 import com.liveodds.push.queue.KeyedQueueComponent;
+import com.liveodds.push.partner.Booking;
+import com.liveodds.push.recovery.Recoveries;
+import com.liveodds.push.recovery.RetainedMessages;
 import com.liveodds.push.sandbox.PartnerSandbox;
 import com.liveodds.push.settings.PartnerSettings;
 import com.liveodds.push.settings.SettingsReader;
@@ -56,7 +62,7 @@ import com.liveodds.push.tracing.Tracing;
  * {@code liveodds…} name, the one the routes use; a bean with {@code start}/{@code stop} is started as it is bound
  * and stopped when it is unbound (camel-main makes the beans of a route file twice and drops the first copy) or its
  * context closes. The sections follow the features: core, ingest, dead letters, file source, HTTP API, HTTP source,
- * admin, JMS source, Kafka source, embedded default, status, tracing.
+ * admin, JMS source, Kafka source, recovery, embedded default, status, tracing.
  */
 public class LiveoddsBeans implements CamelContextAware {
 
@@ -99,6 +105,7 @@ public class LiveoddsBeans implements CamelContextAware {
         sourceCheck.setSource(settings.text("liveodds.source"));
         // readiness check "source": DOWN while the active source cannot receive (file and http have no monitor)
         bind("liveoddsSourceHealthCheck", sourceCheck);
+        recovery(partners, meters);
         embeddedDefault();
         status(meters);
         tracing();
@@ -187,8 +194,8 @@ public class LiveoddsBeans implements CamelContextAware {
     }
 
     /**
-     * The HTTP API on camel.server.port (fixtures.yaml): the bearer check of liveodds.fixtures.auth.*, each token bound
-     * to its partner, as a policy step; JSON answers that carry no header of the request; a JSON 404 for a path
+     * The HTTP API on camel.server.port (fixtures.yaml, booking.yaml): the bearer check of liveodds.fixtures.auth.*, each
+     * token bound to its partner, as a policy step; JSON answers that carry no header of the request; a JSON 404 for a path
      * nothing serves; is_liveodds of each partner from its booking. Returns the HTTP source's bearer check: one
      * partner, as the fixtures API; several, static liveodds.source.http.tokens, so that no partner's token feeds
      * every partner (StartupSettings derives liveodds.source.http.auth.*).
@@ -199,7 +206,7 @@ public class LiveoddsBeans implements CamelContextAware {
         fixtures.setPartnerClaim(settings.text("liveodds.fixtures.auth.partner-claim"));
         fixtures.setTokensSetting("liveodds.fixtures.auth.tokens");
         bind("liveoddsBearerAuthenticator", fixtures, "start", null);
-        bind("liveoddsBearerPolicy", new BearerPolicy(fixtures));
+        bind("liveoddsPartnerPolicy", new BearerPolicy(fixtures, true));
 
         BearerAuthenticator ingest = jwtCapable(settings.text("liveodds.source.http.auth.mode"), "the HTTP source");
         ingest.setTokens(settings.text("liveodds.source.http.auth.tokens"));
@@ -214,6 +221,10 @@ public class LiveoddsBeans implements CamelContextAware {
         catalog.setFile(settings.text("liveodds.fixtures.file"));
         catalog.setBookings(partners.bookingsByPartnerId());
         bind("liveoddsFixturesCatalog", catalog);
+        // booking.yaml: the partner's own booking, written to its booking file
+        BookingApi booking = new BookingApi();
+        booking.setBookings(partners.bookingsByPartnerId());
+        bind("liveoddsBookingApi", booking);
         return ingest;
     }
 
@@ -305,6 +316,23 @@ public class LiveoddsBeans implements CamelContextAware {
             bind("liveoddsKafka" + suffix, new KafkaSourceComponent(partitions));
             bind("liveoddsKafkaSourceMonitor" + suffix, new KafkaSourceMonitor(partitions, "liveodds-source-kafka" + suffix));
         });
+    }
+
+    /**
+     * recovery.yaml and ingest.yaml: each accepted message kept for liveodds.recovery.retention (an SQLite file in
+     * liveodds.recovery.dir), and the partners' recoveries, pushed again through liveoddsDeliveries.
+     */
+    private void recovery(LiveoddsPartners partners, Meters meters) {
+        RetainedMessages retained = new RetainedMessages(Path.of(settings.text("liveodds.recovery.dir")),
+                settings.duration("liveodds.recovery.retention"));
+        bind("liveoddsRetainedMessages", retained, null, "stop");
+        Recoveries recoveries = new Recoveries(retained, settings.count("liveodds.recovery.max-requests", 1),
+                partners.queueShare());
+        Map<String, Booking> bookings = partners.bookingsByPartnerId();
+        for (PartnerSettings partner : partners.partners()) {
+            recoveries.addPartner(partner.id(), partner.name(), bookings.get(partner.id()), meters.forPartner(partner.name()));
+        }
+        bind("liveoddsRecoveries", recoveries, null, "stop");
     }
 
     /** sandbox.yaml and demo-producer.yaml: the sandbox stands in for every partner of the settings. */

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.Test;
  *   token       reads partner
  *   partner     reads only the bottom
  *   ops         logs, meters, masking: reads only settings             settings: reads nothing of the bundle
- *   httpapi, auth, sandbox, demo, tracing: small leaves beside the bottom  fixtures: reads partner (the bookings)
+ *   httpapi, auth, sandbox, demo, tracing: small leaves beside the bottom  fixtures, booking: read partner (the bookings)
+ *   recovery    what was accepted, pushed again: reads ingest, delivery, partner
  * </pre>
  *
  * Delivery's progress of a push, {@code delivery.DeliveryState}, is read by delivery alone. Read from the sources'
@@ -58,7 +59,7 @@ class PackageDirectionTest {
             Map.entry("settings", Set.of()),
             Map.entry("ops", Set.of()),
             Map.entry("httpapi", Set.of()),
-            Map.entry("auth", Set.of()),
+            Map.entry("auth", Set.of("httpapi")),
             Map.entry("partner", Set.of()),
             Map.entry("token", Set.of("partner")),
             Map.entry("heartbeat", Set.of()),
@@ -69,6 +70,8 @@ class PackageDirectionTest {
             Map.entry("source", Set.of("source", "deadletter", "ingest", "delivery", "heartbeat", "auth", "httpapi")),
             Map.entry("check", Set.of("token", "partner")),
             Map.entry("fixtures", Set.of("httpapi", "partner")),
+            Map.entry("booking", Set.of("httpapi", "partner")),
+            Map.entry("recovery", Set.of("httpapi", "partner", "delivery", "ingest")),
             Map.entry("sandbox", Set.of()),
             Map.entry("demo", Set.of()),
             Map.entry("tracing", Set.of()),

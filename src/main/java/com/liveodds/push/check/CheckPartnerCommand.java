@@ -32,6 +32,14 @@ public final class CheckPartnerCommand {
               --pushes N          heartbeats the latency is measured over (default 20, at most 1000)
               --config-dir DIR    the folder of application.properties (default: the working directory)
             exit status: 0 nothing failed, 1 a check failed, 2 usage or settings error""";
+    /** What the partner does itself once live (contract 20), with its fixtures token, on this service's API port. */
+    static final String NEXT_STEPS = """
+            check-partner: once live, the partner books its matches and asks for recovery itself, on this service's \
+            camel.server.port with its fixtures token:
+              PUT  /v1/liveodds/%1$s/booking/match:<id>   book a match (DELETE unbooks; GET /v1/liveodds/%1$s/booking lists)
+              POST /v1/liveodds/%1$s/recovery   {"after": "<ISO-8601 UTC>"} or {"match": "match:<id>"}: current odds and \
+            settlements pushed again; GET /v1/liveodds/%1$s/recovery/<request_id> tells how far it got
+            """;
     private static final int DEFAULT_PUSHES = 20;
     private static final int MAX_PUSHES = 1000;
 
@@ -80,6 +88,9 @@ public final class CheckPartnerCommand {
         long skipped = results.stream().filter(r -> r.verdict() == Verdict.SKIP).count();
         out.println("check-partner: " + (results.size() - failed - warned - skipped) + " passed, " + warned + " warned, "
                 + failed + " failed, " + skipped + " skipped in " + took.toMillis() + " ms");
+        if (failed == 0) {
+            out.printf(NEXT_STEPS, partner.id());
+        }
         if (options.junit() != null) {
             try {
                 JunitReport.write(options.junit(), NAME, results, took);

@@ -1,10 +1,16 @@
 package com.liveodds.push.partner;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -17,7 +23,9 @@ import com.liveodds.push.ops.LogSafe;
  * The matches a partner has booked (contract section 16): {@code all}, or a file of match ids ({@code match:<digits>}
  * or digits, one a line, blank lines and {@code #} comments allowed). The file is looked at again at most once a
  * second when asked, so an edit is in force within a second or two; a file that goes missing or unreadable keeps the
- * last good booking (logged once per change).
+ * last good booking (logged once per change). The booking API (contract 20) changes the file through {@link #book} and
+ * {@link #unbook}: written whole to a temporary file beside it and moved over it atomically, so a reader (an
+ * operator's editor, another instance) never sees half of it, and in force here at once.
  */
 public final class Booking {
 
@@ -71,6 +79,77 @@ public final class Booking {
         return booked;
     }
 
+    /**
+     * Books the match ({@code match:<digits>}) in the booking file: a line added, the rest of the file (comments
+     * included) kept. True when it was not booked before.
+     *
+     * @throws IllegalStateException for {@code all}, which books everything already
+     */
+    public boolean book(String matchId) throws IOException {
+        return change(matchId, true);
+    }
+
+    /** Unbooks the match: every line naming it removed from the file. True when it was booked before. */
+    public boolean unbook(String matchId) throws IOException {
+        return change(matchId, false);
+    }
+
+    private synchronized boolean change(String matchId, boolean book) throws IOException {
+        if (file == null) {
+            throw new IllegalStateException("a partner on booking all has every match booked");
+        }
+        lookedAt = System.nanoTime();
+        reload(false);
+        List<String> lines = new ArrayList<>(Files.readAllLines(file, StandardCharsets.UTF_8));
+        boolean was = booked.contains(matchId);
+        if (was == book) {
+            return false;
+        }
+        if (book) {
+            lines.add(matchId);
+        } else {
+            lines.removeIf(line -> matchId.equals(idOf(line.strip())));
+        }
+        replace(lines);
+        Set<String> ids = new HashSet<>(booked);
+        if (book) {
+            ids.add(matchId);
+        } else {
+            ids.remove(matchId);
+        }
+        booked = Set.copyOf(ids);
+        seen = version();
+        LOG.info("Booking {}: {} {} through the booking API", file, matchId, book ? "booked" : "unbooked");
+        return true;
+    }
+
+    /** The file's new content, written beside it and moved over it in one step, with the file's permissions. */
+    private void replace(List<String> lines) throws IOException {
+        Path dir = file.toAbsolutePath().getParent();
+        Path tmp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
+        try {
+            Files.write(tmp, lines, StandardCharsets.UTF_8);
+            try {
+                Files.setPosixFilePermissions(tmp, Files.getPosixFilePermissions(file));
+            } catch (UnsupportedOperationException notPosix) {
+                // the file system keeps no POSIX permissions: nothing to carry over
+            }
+            try {
+                Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException e) {
+                Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /** {@code match:<digits>} of a line of the file, or null for a blank line, a comment or a line that is no match id. */
+    private static String idOf(String entry) {
+        var m = MATCH.matcher(entry);
+        return m.matches() ? "match:" + m.group(1) : null;
+    }
+
     private void lookAgain() {
         long now = System.nanoTime();
         if (now - lookedAt >= LOOK_EVERY_NANOS) {
@@ -83,14 +162,17 @@ public final class Booking {
         }
     }
 
-    private void reload(boolean first) {
-        Object version;
+    private Object version() {
         try {
             FileTime modified = Files.getLastModifiedTime(file);
-            version = modified.toMillis() + ":" + Files.size(file);
+            return modified.toMillis() + ":" + Files.size(file) + ":" + Files.readAttributes(file, BasicFileAttributes.class).fileKey();
         } catch (IOException e) {
-            version = "missing";
+            return "missing";
         }
+    }
+
+    private synchronized void reload(boolean first) {
+        Object version = version();
         if (version.equals(seen)) {
             return;
         }
@@ -102,9 +184,9 @@ public final class Booking {
                 if (entry.isEmpty() || entry.startsWith("#")) {
                     continue;
                 }
-                var m = MATCH.matcher(entry);
-                if (m.matches()) {
-                    ids.add("match:" + m.group(1));
+                String id = idOf(entry);
+                if (id != null) {
+                    ids.add(id);
                 } else {
                     LOG.warn("Booking {}: skipped a line that is no match id: {}", file, LogSafe.escape(entry));
                 }

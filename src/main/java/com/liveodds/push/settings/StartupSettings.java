@@ -38,7 +38,8 @@ public final class StartupSettings {
             "liveodds.delivery.timeout", "liveodds.delivery.max-elapsed",
             "liveodds.delivery.backoff.initial", "liveodds.delivery.backoff.max",
             "liveodds.fixtures.auth.jwks-cache", "liveodds.fixtures.auth.jwks-timeout", "liveodds.fixtures.auth.clock-skew",
-            "liveodds.sandbox.token-lifetime", "liveodds.demo.period", "liveodds.demo.alive-every");
+            "liveodds.sandbox.token-lifetime", "liveodds.demo.period", "liveodds.demo.alive-every",
+            "liveodds.recovery.retention");
     /** Written as sizes ({@code 512KB}, {@code 1MB}); each is handed to the beans in bytes as {@code <key>-bytes}. */
     static final Map<String, String> SIZE_KEYS = Map.of("liveodds.source.file.max-size", "1MB",
             "liveodds.source.http.max-body", "1MB", "liveodds.source.http.max-receiving", "32MB");
@@ -47,7 +48,7 @@ public final class StartupSettings {
     static final Map<String, Integer> COUNT_KEYS = Map.of("liveodds.delivery.max-in-flight", 1,
             "liveodds.delivery.queue-size", 1, "liveodds.source.http.max-in-flight", 1, "liveodds.source.jms.consumers", 1,
             "liveodds.source.kafka.consumers", 1, "liveodds.source.kafka.max-poll-records", 1,
-            "liveodds.source.kafka.look-back-records", 0);
+            "liveodds.source.kafka.look-back-records", 0, "liveodds.recovery.max-requests", 1);
     /** Written as true or false. */
     static final List<String> FLAG_KEYS = List.of("liveodds.delivery.supersede", "liveodds.demo.producer",
             "liveodds.tracing.enabled");

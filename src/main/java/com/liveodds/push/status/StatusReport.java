@@ -21,6 +21,7 @@ import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ops.Meters;
 import com.liveodds.push.partner.PartnerState;
 import com.liveodds.push.partner.PartnerStatus;
+import com.liveodds.push.recovery.Recoveries;
 import com.liveodds.push.settings.Timestamps;
 import com.liveodds.push.source.SourceHealthCheck;
 import com.liveodds.push.token.PartnerTokenProvider;
@@ -42,12 +43,15 @@ import org.apache.camel.health.HealthCheck;
  * failure of any, the error prefixed with its partner, the token that expires first); {@code partners} lists each
  * partner (name, id, its connection, booking, live matches, backlog, matches retrying, its totals); each entry of
  * {@code matches} and of {@code dead_letters.newest} names its {@code partner} (null for a rejected message, which is
- * no partner's).
+ * no partner's). {@code recoveries} lists the partners' recent recovery requests (contract 20): request id, partner,
+ * state and counts.
  */
 public class StatusReport implements CamelContextAware {
 
     /** Dead letters listed: the newest ones. */
     static final int NEWEST_DEAD_LETTERS = 50;
+    /** Recoveries listed (contract 20): the most recent ones, of every partner. */
+    static final int RECENT_RECOVERIES = 20;
     static final Comparator<MatchStatus> STUCK_FIRST = Comparator.comparing(MatchStatus::inRetry).reversed()
             .thenComparing(Comparator.comparingInt(MatchStatus::backlog).reversed())
             .thenComparing(MatchStatus::lastPushAt, Comparator.nullsFirst(Comparator.naturalOrder()))
@@ -91,6 +95,8 @@ public class StatusReport implements CamelContextAware {
         status.set("matches", matches(partners, several));
         status.set("dead_letters", deadLetters(several));
         status.set("totals", totals(null));
+        status.set("recoveries", find(Recoveries.class).map(r -> r.recent(RECENT_RECOVERIES))
+                .orElseGet(mapper::createArrayNode));
         return status.toString();
     }
 

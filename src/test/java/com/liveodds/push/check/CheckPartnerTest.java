@@ -68,6 +68,8 @@ class CheckPartnerTest {
             // plain http is the one warning
             assertThat(run.named(Verdict.WARN)).containsExactly("tls");
             assertThat(run.out()).contains("PASS latency: p50 ").contains("over 20 heartbeats");
+            // and what the partner does itself once live: booking and recovery on its own path
+            assertThat(run.out()).contains("PUT  /v1/liveodds/42/booking/match:<id>", "POST /v1/liveodds/42/recovery");
             assertThat(failedCases(dir.resolve("none.xml"))).isEmpty();
             // every message type, settlements included, and only to the test match
             assertThat(partner.pushPaths()).allMatch(p -> p.startsWith("/v1/liveodds/42/" + MATCH + "/"));

@@ -7,6 +7,10 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -108,7 +112,8 @@ class StatusPageBrowserTest {
     /**
      * With two partners (contract 16) the page shows each one: b, which refuses every push, is DOWN in the partners table
      * while the header's partner stays UP (a takes pushes); each live match and dead letter names its partner, and b's dead
-     * letter, replayed from its button once b is back, goes to b alone.
+     * letter, replayed from its button once b is back, goes to b alone; a recovery a asks for shows with its partner,
+     * state and counts.
      */
     @Test
     void operatorSeesEachPartnerAndReplaysADeadLetterToItsPartner() throws Exception {
@@ -118,6 +123,7 @@ class StatusPageBrowserTest {
                      .partner("a", "101", a.baseUrl(), a.authUrl())
                      .partner("b", "202", b.baseUrl(), b.authUrl())
                      .set("liveodds.admin.tokens", ADMIN_TOKEN)
+                     .set("liveodds.partners.a.fixtures-tokens", "page-a-token")
                      .set("liveodds.partner.down-after", "1s")
                      .set("liveodds.delivery.max-elapsed", "2s")
                      .start()) {
@@ -155,6 +161,17 @@ class StatusPageBrowserTest {
                         browser.findElement(By.id("replay-result")).getText().contains("delivered") && rows(browser, "dead-letters").isEmpty());
                 assertThat(b.arrivals()).filteredOn(r -> "both-1".equals(r.messageId()) && r.status() == 202).hasSize(1);
                 assertThat(a.arrivals()).filteredOn(r -> "both-1".equals(r.messageId())).as("a had it already: no second push").hasSize(1);
+
+                // a asks for its match again (contract 20): the recovery shows with its partner, state and counts
+                HttpResponse<String> asked = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
+                        "http://127.0.0.1:" + service.serverPort() + "/v1/liveodds/101/recovery"))
+                        .header("Authorization", "Bearer page-a-token")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"match\":\"match:8101\",\"request_id\":\"page-1\"}")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(asked.statusCode()).as(asked.body()).isEqualTo(202);
+                await().atMost(Duration.ofSeconds(10)).ignoreException(StaleElementReferenceException.class).until(() ->
+                        rows(browser, "recoveries").size() == 1 && "complete".equals(cells(rows(browser, "recoveries").get(0)).get(3)));
+                assertThat(cells(rows(browser, "recoveries").get(0))).containsSequence("page-1", "a", "complete", "1", "1", "1", "0");
             } finally {
                 browser.quit();
             }

@@ -22,8 +22,8 @@ import com.sun.net.httpserver.HttpServer;
  */
 public final class LoopbackPartner implements AutoCloseable {
 
-    /** One push as it arrived: path, Idempotency-Key, and when ({@link System#nanoTime()}). */
-    public record Arrival(String path, String messageId, long atNanos, int status) {
+    /** One push as it arrived: path, Idempotency-Key, when ({@link System#nanoTime()}), the answer and the body sent. */
+    public record Arrival(String path, String messageId, long atNanos, int status, String body) {
         public String matchId() {
             String[] parts = path.split("/");
             return parts[parts.length - 2];
@@ -87,14 +87,15 @@ public final class LoopbackPartner implements AutoCloseable {
         int now = inHand.incrementAndGet();
         mostInHand.accumulateAndGet(now, Math::max);
         try (InputStream body = exchange.getRequestBody()) {
-            body.readAllBytes();
+            byte[] sent = body.readAllBytes();
             long arrived = System.nanoTime();
             String path = exchange.getRequestURI().getPath();
             if (latencyMillis > 0) {
                 Thread.sleep(latencyMillis); // the partner's own latency, on its handler thread
             }
             int status = failing.test(path) ? 503 : 202;
-            arrivals.add(new Arrival(path, exchange.getRequestHeaders().getFirst("Idempotency-Key"), arrived, status));
+            arrivals.add(new Arrival(path, exchange.getRequestHeaders().getFirst("Idempotency-Key"), arrived, status,
+                    new String(sent, StandardCharsets.UTF_8)));
             answer(exchange, status, "{}");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

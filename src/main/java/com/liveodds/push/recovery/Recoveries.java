@@ -1,0 +1,367 @@
+package com.liveodds.push.recovery;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.liveodds.push.delivery.PartnerDeliveries;
+import com.liveodds.push.delivery.Push;
+import com.liveodds.push.delivery.PushOutcome;
+import com.liveodds.push.httpapi.HttpProblem;
+import com.liveodds.push.ops.Meters;
+import com.liveodds.push.partner.Booking;
+import com.liveodds.push.settings.Timestamps;
+import io.micrometer.core.instrument.Counter;
+import org.apache.camel.AsyncProcessor;
+import org.apache.camel.CamelContext;
+import org.apache.camel.CamelContextAware;
+import org.apache.camel.Exchange;
+import org.apache.camel.ExchangePattern;
+import org.apache.camel.Header;
+import org.apache.camel.support.AsyncProcessorConverterHelper;
+import org.apache.camel.support.DefaultExchange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Recovery asked by the partner (contract 20): {@code POST /v1/liveodds/{partnerId}/recovery} with {@code match} or
+ * {@code after}, answered 202 at once with what it covers; each partner's recoveries then run one after another on a
+ * thread of that partner, pushing the retained messages again through the partner's per-match delivery
+ * ({@code liveoddsDeliveries}, InOut, the partner named in {@value PartnerDeliveries#PARTNER}), in the order they were
+ * accepted, with their original message ids and bodies. A recovery holds at most a quarter of the partner's room in
+ * the delivery queues ({@code liveodds.delivery.queue-size} shared by the partners), so the live pushes always find
+ * theirs; within that it queues as fast as it reads, so that the older messages it brings are queued before the live
+ * ones that follow them. {@code GET .../recovery/{id}} tells
+ * how far it got. At most {@code max-requests} recoveries per partner in 10 minutes (429 with {@code Retry-After}).
+ */
+public class Recoveries implements CamelContextAware {
+
+    /** Pushes of one recovery in delivery at once, at least. */
+    static final int MIN_WINDOW = 64;
+    static final Duration LIMIT_WINDOW = Duration.ofMinutes(10);
+    /** The largest body a recovery request may have. */
+    static final int MAX_BODY = 4096;
+    /** Recoveries remembered per partner (older ones answer 404). */
+    private static final int KEPT = 100;
+    private static final Pattern MATCH_ID = Pattern.compile("match:[0-9]{1,30}");
+    private static final Pattern REQUEST_ID = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
+    private static final Set<String> FIELDS = Set.of("match", "after", "request_id");
+    private static final Logger LOG = LoggerFactory.getLogger(Recoveries.class);
+    private static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+    private final RetainedMessages store;
+    private final int maxRequests;
+    private final int window;
+    /** Partner id → the partner. */
+    private final Map<String, Partner> partners = new LinkedHashMap<>();
+    private CamelContext context;
+    private volatile AsyncProcessor deliveries;
+
+    /** @param queueShare the pushes a partner's delivery queues hold at most (a quarter of them is a recovery's) */
+    public Recoveries(RetainedMessages store, int maxRequests, int queueShare) {
+        this.store = store;
+        this.maxRequests = maxRequests;
+        this.window = Math.max(MIN_WINDOW, queueShare / 4);
+    }
+
+    /** A partner recoveries are asked for: its id (of the path), name ({@code ""} for the single partner) and booking. */
+    public void addPartner(String id, String name, Booking booking, Meters meters) {
+        partners.put(id, new Partner(name, id, booking, meters));
+    }
+
+    /** {@code POST .../recovery}: checks the request and answers 202 with what it covers, or refuses it. */
+    public String request(@Header("partnerId") String partnerId, byte[] body) throws SQLException {
+        Partner partner = partner(partnerId);
+        JsonNode request = parse(body);
+        String requestId = requestId(request.get("request_id"));
+        Instant now = Instant.now();
+        // refused before any work when over the limit; counted only once answered 202 (admit)
+        partner.checkLimit(now, maxRequests);
+        long upTo = store.newest();
+        List<RetainedMessages.Selection> selections = new ArrayList<>();
+        if (request.has("match")) {
+            String match = text(request.get("match"), "match");
+            if (!MATCH_ID.matcher(match).matches()) {
+                throw new HttpProblem(400, "invalid_match", "a match id is match: followed by 1 to 30 digits 0-9");
+            }
+            if (!partner.booking.isBooked(match)) {
+                throw new HttpProblem(409, "not_booked", "the match is not booked by this partner: book it first");
+            }
+            selections.add(new RetainedMessages.Selection(match, null, upTo));
+        } else {
+            Instant after = after(request.get("after"), now);
+            for (String match : partner.booking.isAll() ? store.matches() : new TreeSet<>(partner.booking.matchIds())) {
+                selections.add(new RetainedMessages.Selection(match, after, upTo));
+            }
+        }
+        int messages = 0;
+        for (RetainedMessages.Selection selection : selections) {
+            messages += store.count(selection);
+        }
+        Recovery recovery = new Recovery(requestId, partner.name, partnerId, selections, messages, now);
+        partner.admit(recovery, now, maxRequests);
+        LOG.info("Recovery {} of partner {}: {} matches, {} messages", recovery.requestId(), partner.label(),
+                selections.size(), messages);
+        partner.runner.execute(() -> run(partner, recovery));
+        return recovery.accepted().toString();
+    }
+
+    /** {@code GET .../recovery/{requestId}}: how far it got; 404 for an id this partner has not used. */
+    public String status(@Header("partnerId") String partnerId, @Header("requestId") String requestId) {
+        Recovery recovery = partner(partnerId).recoveries.get(requestId);
+        if (recovery == null) {
+            throw new HttpProblem(404, "not_found", "no recovery of this partner has that request id");
+        }
+        return recovery.status().toString();
+    }
+
+    /** The most recent recoveries of every partner, newest first (for /admin/status). */
+    public ArrayNode recent(int most) {
+        List<Recovery> all = new ArrayList<>();
+        partners.values().forEach(p -> {
+            synchronized (p) {
+                all.addAll(p.recoveries.values());
+            }
+        });
+        ArrayNode list = JsonNodeFactory.instance.arrayNode();
+        all.stream().map(Recovery::status)
+                .sorted(Comparator.comparing((JsonNode r) -> r.path("asked_at").asText()).reversed())
+                .limit(most).forEach(list::add);
+        return list;
+    }
+
+    private Partner partner(String partnerId) {
+        Partner partner = partnerId == null ? null : partners.get(partnerId);
+        if (partner == null) {
+            throw new HttpProblem(404, "not_found", "unknown partner id");
+        }
+        return partner;
+    }
+
+    private static JsonNode parse(byte[] body) {
+        if (body == null || body.length == 0) {
+            throw invalid("the body is a JSON object with match or after");
+        }
+        if (body.length > MAX_BODY) {
+            throw new HttpProblem(413, "payload_too_large", "a recovery request is at most " + MAX_BODY + " bytes");
+        }
+        JsonNode request;
+        try {
+            request = JSON.readTree(new String(body, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw invalid("the body is not one JSON object");
+        }
+        if (request == null || !request.isObject()) {
+            throw invalid("the body is not one JSON object");
+        }
+        for (Iterator<String> names = request.fieldNames(); names.hasNext(); ) {
+            if (!FIELDS.contains(names.next())) {
+                throw invalid("unknown field: a recovery request has match or after, and optionally request_id");
+            }
+        }
+        if (request.has("match") == request.has("after")) {
+            throw invalid("give either match or after");
+        }
+        return request;
+    }
+
+    private static String requestId(JsonNode given) {
+        if (given == null) {
+            return UUID.randomUUID().toString();
+        }
+        String id = text(given, "request_id");
+        if (!REQUEST_ID.matcher(id).matches()) {
+            throw invalid("request_id is 1 to 64 characters of A-Z a-z 0-9 . _ : -");
+        }
+        return id;
+    }
+
+    private Instant after(JsonNode given, Instant now) {
+        Instant after;
+        try {
+            after = Instant.parse(text(given, "after"));
+        } catch (DateTimeParseException e) {
+            throw invalid("after is an ISO-8601 time in UTC, e.g. 2026-11-21T20:15:03.123Z");
+        }
+        if (after.isAfter(now)) {
+            throw invalid("after is in the future");
+        }
+        Instant earliest = store.earliest(now);
+        if (after.isBefore(earliest)) {
+            throw invalid("after is older than what is retained (liveodds.recovery.retention " + store.retention()
+                    + "): the earliest is " + Timestamps.format(earliest));
+        }
+        return after;
+    }
+
+    private static String text(JsonNode value, String field) {
+        if (value == null || !value.isTextual()) {
+            throw invalid(field + " is a string");
+        }
+        return value.asText();
+    }
+
+    private static HttpProblem invalid(String message) {
+        return new HttpProblem(400, "invalid_request", message);
+    }
+
+    /** Pushes the recovery's messages again, match after match, at most {@link #window} in delivery at once. */
+    private void run(Partner partner, Recovery recovery) {
+        recovery.running();
+        Semaphore window = new Semaphore(this.window);
+        AtomicInteger handedBack = new AtomicInteger();
+        try {
+            for (RetainedMessages.Selection selection : recovery.selections()) {
+                long from = 0;
+                for (List<RetainedMessages.Retained> page = store.page(selection, from); !page.isEmpty();
+                     page = store.page(selection, from)) {
+                    for (RetainedMessages.Retained message : page) {
+                        window.acquire();
+                        push(partner, recovery, selection.matchId(), message, () -> window.release(), handedBack);
+                        from = message.seq();
+                    }
+                }
+            }
+            window.acquire(this.window);
+            recovery.end(handedBack.get() == 0 ? null : handedBack.get() + " pushes were handed back (the service is stopping?)");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            recovery.end("interrupted: the service is stopping");
+        } catch (SQLException | RuntimeException e) {
+            LOG.warn("Recovery {} of partner {} failed: {}", recovery.requestId(), partner.label(), e.getMessage());
+            recovery.end("the retained messages could not be read");
+        }
+        LOG.info("Recovery {} of partner {}: {}", recovery.requestId(), partner.label(), recovery.status());
+    }
+
+    private void push(Partner partner, Recovery recovery, String matchId, RetainedMessages.Retained message, Runnable done,
+                      AtomicInteger handedBack) {
+        Exchange exchange = new DefaultExchange(context, ExchangePattern.InOut);
+        // a retained snapshot supersedes the odds of its match queued before it, as it did when it was first pushed
+        exchange.getMessage().setBody(new Push(message.messageId(), matchId, message.type(), message.body(), message.body(),
+                Instant.now(), message.snapshot() ? "snapshot" : null));
+        exchange.setVariable(PartnerDeliveries.PARTNER, partner.name);
+        deliveries().process(exchange, doneSync -> {
+            PushOutcome outcome = PushOutcome.of(exchange);
+            if (outcome != null && outcome.isDelivered()) {
+                recovery.delivered();
+                // looked up each time: few, and the registry may come after this bean
+                Counter.builder("liveodds.recovered.messages").tags(partner.meters.tags())
+                        .description("messages delivered again by a recovery the partner asked for")
+                        .register(partner.meters.registry()).increment();
+            } else if (outcome != null && outcome.isDeadLettered()) {
+                recovery.deadLettered();
+            } else if (outcome != null && "superseded".equals(outcome.outcome())) {
+                recovery.superseded();
+            } else if (exchange.getException() != null || outcome != null) {
+                // handed back or failed: not delivered, and not in the dead letters either
+                handedBack.incrementAndGet();
+            }
+            done.run();
+        });
+    }
+
+    private AsyncProcessor deliveries() {
+        AsyncProcessor processor = deliveries;
+        if (processor == null) {
+            deliveries = processor = AsyncProcessorConverterHelper.convert(
+                    context.getRegistry().lookupByNameAndType("liveoddsDeliveries", org.apache.camel.Processor.class));
+        }
+        return processor;
+    }
+
+    public void stop() {
+        partners.values().forEach(p -> p.runner.shutdownNow());
+    }
+
+    @Override
+    public void setCamelContext(CamelContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public CamelContext getCamelContext() {
+        return context;
+    }
+
+    /** A partner's recoveries: its runner, the ones it asked for lately, and when (for the limit). */
+    private static final class Partner {
+        private final String name;
+        private final String id;
+        private final Booking booking;
+        private final Meters meters;
+        private final ExecutorService runner;
+        private final Map<String, Recovery> recoveries = new ConcurrentHashMap<>();
+        private final Deque<Recovery> order = new ArrayDeque<>();
+        private final Deque<Instant> admitted = new ArrayDeque<>();
+
+        Partner(String name, String id, Booking booking, Meters meters) {
+            this.name = name;
+            this.id = id;
+            this.booking = booking;
+            this.meters = meters;
+            this.runner = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "liveodds-recovery" + (name.isEmpty() ? "" : "-" + name));
+                t.setDaemon(true);
+                return t;
+            });
+        }
+
+        String label() {
+            return name.isEmpty() ? id : name;
+        }
+
+        /** Takes the recovery in, or refuses it: 409 for a request id in use, 429 past the limit. */
+        synchronized void admit(Recovery recovery, Instant now, int maxRequests) {
+            if (recoveries.containsKey(recovery.requestId())) {
+                throw new HttpProblem(409, "conflict", "this request_id is in use: ask GET .../recovery/{request_id}");
+            }
+            checkLimit(now, maxRequests);
+            admitted.addLast(now);
+            recoveries.put(recovery.requestId(), recovery);
+            order.addLast(recovery);
+            if (order.size() > KEPT) {
+                recoveries.remove(order.removeFirst().requestId());
+            }
+        }
+
+        /** 429 with the seconds until the oldest recovery of the last 10 minutes leaves the window. */
+        synchronized void checkLimit(Instant now, int maxRequests) {
+            while (!admitted.isEmpty() && !admitted.peekFirst().isAfter(now.minus(LIMIT_WINDOW))) {
+                admitted.removeFirst();
+            }
+            if (admitted.size() >= maxRequests) {
+                long wait = Duration.between(now, admitted.peekFirst().plus(LIMIT_WINDOW)).toSeconds() + 1;
+                throw new HttpProblem(429, "too_many_requests", "at most " + maxRequests
+                        + " recoveries in 10 minutes (liveodds.recovery.max-requests)", wait);
+            }
+        }
+    }
+}

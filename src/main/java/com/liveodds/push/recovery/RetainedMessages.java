@@ -1,0 +1,272 @@
+package com.liveodds.push.recovery;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import com.liveodds.push.delivery.Push;
+import com.liveodds.push.ingest.UpstreamMessage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What recovery pushes again (contract 20): every message the service accepted (validated, its match resolved: the
+ * body as pushed), per match, with its time of acceptance, for {@code liveodds.recovery.retention}. Kept in an SQLite
+ * database file ({@code <liveodds.recovery.dir>/retained.db}) in WAL mode: each message is committed before it is
+ * handed to delivery, so what a source has had acknowledged is in the file, and a {@code kill -9} loses nothing (the
+ * commit is in the operating system's hands; {@code synchronous=NORMAL} leaves out the fsync a power cut would need).
+ * Pruned past the retention (and the odds before a match's latest snapshot, which recovery never sends), so the file
+ * stays bounded by what the retention holds; freed pages are reused and given back by incremental vacuum.
+ * A message is kept once per match: accepted again (a dead letter replayed), it keeps its first place. The file is
+ * made with the first message kept; a retention of {@code 0} keeps nothing and makes no file.
+ */
+public class RetainedMessages {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RetainedMessages.class);
+    /** Rows read at once when pushing a match again. */
+    private static final int PAGE = 500;
+    private static final String FILE = "retained.db";
+    /** Messages dropped at once by {@link #prune}. */
+    private static final int PRUNE_BATCH = 2000;
+    /**
+     * A selection: match, after a sequence number, up to another; odds from the latest snapshot on, settlements and
+     * rollbacks accepted after a time.
+     */
+    private static final String SELECTED = " WHERE match_id = ? AND seq > ? AND seq <= ? AND ((type = 'odds' AND seq >= ?)"
+            + " OR (type <> 'odds' AND accepted_at > ?))";
+
+    private final Path dir;
+    private final Duration retention;
+    private Connection db;
+    private PreparedStatement insert;
+    private PreparedStatement dropOlderOdds;
+    private PreparedStatement latestSnapshot;
+    private PreparedStatement countQuery;
+    private PreparedStatement pageQuery;
+
+    public RetainedMessages(Path dir, Duration retention) {
+        this.dir = dir;
+        this.retention = retention;
+    }
+
+    public boolean isOn() {
+        return !retention.isZero() && !retention.isNegative();
+    }
+
+    public Duration retention() {
+        return retention;
+    }
+
+    /** The earliest time a recovery may ask for: now minus the retention. */
+    public Instant earliest(Instant now) {
+        return now.minus(retention);
+    }
+
+    /**
+     * Opens the file, made at the first message kept (a service that never accepts one, or a retention of 0, leaves
+     * none behind); null while there is none.
+     */
+    private Connection db(boolean create) throws SQLException {
+        if (db != null || !isOn() || !create && !Files.exists(dir.resolve(FILE))) {
+            return db;
+        }
+        try {
+            Files.createDirectories(dir);
+        } catch (java.io.IOException e) {
+            throw new SQLException("cannot make " + dir + ": " + e.getMessage(), e);
+        }
+        Path file = dir.resolve(FILE);
+        db = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
+        try (Statement s = db.createStatement()) {
+            s.execute("PRAGMA busy_timeout=10000");
+            // before the first table: pages freed by pruning are given back to the file system in steps
+            s.execute("PRAGMA auto_vacuum=INCREMENTAL");
+            s.execute("PRAGMA journal_mode=WAL");
+            s.execute("PRAGMA synchronous=NORMAL");
+            s.execute("CREATE TABLE IF NOT EXISTS retained (seq INTEGER PRIMARY KEY AUTOINCREMENT, match_id TEXT NOT NULL, "
+                    + "message_id TEXT NOT NULL, type TEXT NOT NULL, snapshot INTEGER NOT NULL, accepted_at INTEGER NOT NULL, "
+                    + "body TEXT NOT NULL)");
+            s.execute("CREATE INDEX IF NOT EXISTS retained_match ON retained (match_id, seq)");
+            s.execute("CREATE INDEX IF NOT EXISTS retained_time ON retained (accepted_at)");
+            // a message accepted again (a dead letter replayed) keeps its first place
+            s.execute("CREATE UNIQUE INDEX IF NOT EXISTS retained_message ON retained (match_id, message_id)");
+        }
+        insert = db.prepareStatement("INSERT OR IGNORE INTO retained (match_id, message_id, type, snapshot, accepted_at, body) "
+                + "VALUES (?, ?, ?, ?, ?, ?)", Statement.RETURN_GENERATED_KEYS);
+        dropOlderOdds = db.prepareStatement("DELETE FROM retained WHERE match_id = ? AND type = 'odds' AND seq < ?");
+        latestSnapshot = db.prepareStatement(
+                "SELECT coalesce(max(seq), 0) FROM retained WHERE match_id = ? AND snapshot = 1 AND seq <= ?");
+        countQuery = db.prepareStatement("SELECT count(*) FROM retained" + SELECTED);
+        pageQuery = db.prepareStatement("SELECT seq, message_id, type, body, snapshot FROM retained" + SELECTED + " ORDER BY seq LIMIT " + PAGE);
+        LOG.info("Recovery: accepted messages kept for {} in {}", retention, file);
+        return db;
+    }
+
+    public synchronized void stop() throws SQLException {
+        if (db != null) {
+            db.close();
+            db = null;
+        }
+    }
+
+    /**
+     * Keeps an accepted push, committed before it goes on to delivery; a snapshot drops the odds of its match before
+     * it. A failure to keep it fails the message (its source keeps it and tries again): recovery must not miss
+     * what was pushed.
+     */
+    public synchronized void accepted(Push push) throws SQLException {
+        if (push.isHeartbeat() || db(true) == null) {
+            return;
+        }
+        boolean isSnapshot = push.isSnapshot();
+        db.setAutoCommit(false);
+        try {
+            insert.setString(1, push.matchId());
+            insert.setString(2, push.messageId());
+            insert.setString(3, push.messageType());
+            insert.setInt(4, isSnapshot ? 1 : 0);
+            insert.setLong(5, System.currentTimeMillis());
+            insert.setString(6, push.json());
+            if (insert.executeUpdate() == 1 && isSnapshot) {
+                long seq;
+                try (ResultSet keys = insert.getGeneratedKeys()) {
+                    keys.next();
+                    seq = keys.getLong(1);
+                }
+                dropOlderOdds.setString(1, push.matchId());
+                dropOlderOdds.setLong(2, seq);
+                dropOlderOdds.executeUpdate();
+            }
+            db.commit();
+        } catch (SQLException e) {
+            db.rollback();
+            throw e;
+        } finally {
+            db.setAutoCommit(true);
+        }
+    }
+
+    /**
+     * Drops what is older than the retention, a batch at a time so that accepting messages waits for no more than one
+     * batch, and gives freed pages back; the number of messages dropped.
+     */
+    public int prune() throws SQLException {
+        long before = System.currentTimeMillis() - retention.toMillis();
+        int dropped = 0;
+        for (int batch = pruneBatch(before); batch > 0; batch = pruneBatch(before)) {
+            dropped += batch;
+        }
+        synchronized (this) {
+            if (db(false) != null) {
+                try (Statement s = db.createStatement()) {
+                    s.execute("PRAGMA incremental_vacuum");
+                    s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+                }
+            }
+        }
+        if (dropped > 0) {
+            LOG.debug("Recovery: {} messages past the retention dropped", dropped);
+        }
+        return dropped;
+    }
+
+    private synchronized int pruneBatch(long before) throws SQLException {
+        if (db(false) == null) {
+            return 0;
+        }
+        try (PreparedStatement delete = db.prepareStatement("DELETE FROM retained WHERE seq IN "
+                + "(SELECT seq FROM retained WHERE accepted_at < ? ORDER BY accepted_at LIMIT " + PRUNE_BATCH + ")")) {
+            delete.setLong(1, before);
+            return delete.executeUpdate();
+        }
+    }
+
+    /** The newest sequence number so far: a recovery pushes what was accepted up to it (later ones go live). */
+    public synchronized long newest() throws SQLException {
+        if (db(false) == null) {
+            return 0;
+        }
+        try (Statement s = db.createStatement(); ResultSet r = s.executeQuery("SELECT coalesce(max(seq), 0) FROM retained")) {
+            return r.getLong(1);
+        }
+    }
+
+    /** Every match with a message retained, for a partner that books all. */
+    public synchronized List<String> matches() throws SQLException {
+        List<String> matches = new ArrayList<>();
+        if (db(false) == null) {
+            return matches;
+        }
+        try (Statement s = db.createStatement();
+             ResultSet r = s.executeQuery("SELECT DISTINCT match_id FROM retained ORDER BY match_id")) {
+            while (r.next()) {
+                matches.add(r.getString(1));
+            }
+        }
+        return matches;
+    }
+
+    /** How many messages {@link #page} gives for this selection in all. */
+    public synchronized int count(Selection selection) throws SQLException {
+        if (db(false) == null) {
+            return 0;
+        }
+        bind(countQuery, selection, 0);
+        try (ResultSet r = countQuery.executeQuery()) {
+            return r.getInt(1);
+        }
+    }
+
+    /**
+     * The next messages of the selection after sequence number {@code from}, in the order they were accepted: the
+     * match's latest odds snapshot and every odds after it, and the settlements and rollbacks accepted after its time.
+     */
+    public synchronized List<Retained> page(Selection selection, long from) throws SQLException {
+        List<Retained> page = new ArrayList<>();
+        if (db(false) == null) {
+            return page;
+        }
+        bind(pageQuery, selection, from);
+        try (ResultSet r = pageQuery.executeQuery()) {
+            while (r.next()) {
+                page.add(new Retained(r.getLong(1), r.getString(2), r.getString(3), r.getString(4), r.getInt(5) == 1));
+            }
+        }
+        return page;
+    }
+
+    /** The selection's match, bounds and latest snapshot (found now) into a statement of {@link #SELECTED}. */
+    private void bind(PreparedStatement q, Selection selection, long from) throws SQLException {
+        latestSnapshot.setString(1, selection.matchId());
+        latestSnapshot.setLong(2, selection.upTo());
+        long snapshot;
+        try (ResultSet r = latestSnapshot.executeQuery()) {
+            snapshot = r.getLong(1);
+        }
+        q.setString(1, selection.matchId());
+        q.setLong(2, from);
+        q.setLong(3, selection.upTo());
+        q.setLong(4, snapshot);
+        q.setLong(5, selection.after() == null ? Long.MIN_VALUE : selection.after().toEpochMilli());
+    }
+
+    /** One message retained: its place in the order, id, type, the body as it was pushed, and whether it is a snapshot. */
+    public record Retained(long seq, String messageId, String type, String body, boolean snapshot) {
+    }
+
+    /**
+     * What one match gets again: its current odds (from its latest snapshot up to {@code upTo}), and the settlements
+     * and rollbacks accepted after {@code after} (null: all retained).
+     */
+    public record Selection(String matchId, Instant after, long upTo) {
+    }
+}

@@ -1,0 +1,88 @@
+package com.liveodds.push.recovery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import com.liveodds.push.delivery.Push;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The store of what recovery pushes again, on a real SQLite file: a match's current odds are its latest snapshot and
+ * the odds after it (the earlier ones are dropped as the snapshot comes), a message accepted twice keeps its first
+ * place, what is older than the retention is pruned, the file is made with the first message kept, and a retention
+ * of 0 keeps nothing and makes no file.
+ */
+class RetainedMessagesTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aMatchsCurrentOddsStartAtItsLatestSnapshotAndTheSettlementsFollowTheirTime() throws Exception {
+        RetainedMessages store = new RetainedMessages(dir, Duration.ofHours(10));
+        try {
+            // no file until there is something to keep
+            assertThat(store.matches()).isEmpty();
+            assertThat(dir.resolve("retained.db")).doesNotExist();
+            accept(store, "d1", "odds", false);
+            accept(store, "s1", "market_settlement", false);
+            accept(store, "snap", "odds", true);
+            Instant after = Instant.now();
+            await().until(() -> Instant.now().toEpochMilli() > after.toEpochMilli());
+            accept(store, "d2", "odds", false);
+            accept(store, "s2", "rollback_settlement", false);
+            accept(store, "s1", "market_settlement", false);
+
+            RetainedMessages.Selection all = new RetainedMessages.Selection("match:7", null, store.newest());
+            assertThat(ids(store.page(all, 0))).containsExactly("s1", "snap", "d2", "s2");
+            RetainedMessages.Selection since = new RetainedMessages.Selection("match:7", after, store.newest());
+            assertThat(ids(store.page(since, 0))).containsExactly("snap", "d2", "s2");
+            assertThat(store.count(since)).isEqualTo(3);
+            // what is accepted after the request goes live, not with the recovery
+            RetainedMessages.Selection earlier = new RetainedMessages.Selection("match:7", null, store.newest() - 1);
+            assertThat(ids(store.page(earlier, 0))).containsExactly("s1", "snap", "d2");
+            assertThat(store.matches()).containsExactly("match:7");
+        } finally {
+            store.stop();
+        }
+    }
+
+    @Test
+    void whatIsOlderThanTheRetentionIsPruned() throws Exception {
+        RetainedMessages store = new RetainedMessages(dir, Duration.ofMillis(50));
+        try {
+            for (int i = 0; i < 5000; i++) {
+                accept(store, "m" + i, "market_settlement", false);
+            }
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.prune() >= 0 && store.matches().isEmpty());
+        } finally {
+            store.stop();
+        }
+    }
+
+    @Test
+    void aRetentionOfZeroKeepsNothing() throws Exception {
+        RetainedMessages store = new RetainedMessages(dir.resolve("off"), Duration.ZERO);
+        accept(store, "m", "odds", true);
+        assertThat(store.matches()).isEmpty();
+        assertThat(store.newest()).isZero();
+        assertThat(Files.exists(dir.resolve("off"))).isFalse();
+        store.stop();
+    }
+
+    private static void accept(RetainedMessages store, String id, String type, boolean snapshot) throws Exception {
+        store.accepted(new Push(id, "match:7", type, "{\"message_id\":\"" + id + "\"}", null, Instant.now(),
+                snapshot ? "snapshot" : "delta"));
+    }
+
+    private static List<String> ids(List<RetainedMessages.Retained> page) {
+        return page.stream().map(RetainedMessages.Retained::messageId).toList();
+    }
+}
