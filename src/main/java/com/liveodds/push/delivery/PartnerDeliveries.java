@@ -159,8 +159,8 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
                 partner.enqueue(copy, push, true, doneSync -> {
                     if (copy.getException() instanceof QueueFull) {
                         copy.setException(null);
-                        deadLetterAtOnce(copy, partner, "the delivery queue of partner " + partner.name
-                                + " is full (liveodds.delivery.queue-size) and the source keeps no backlog", settled);
+                        deadLetterAtOnce(copy, partner, "the delivery queues of partner " + partner.name
+                                + " are full (liveodds.delivery.queue-size) and the source keeps no backlog", settled);
                     } else {
                         settled.done(doneSync);
                     }

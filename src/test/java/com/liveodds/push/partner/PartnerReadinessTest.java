@@ -29,6 +29,7 @@ class PartnerReadinessTest {
             assertThat(service.management("/observe/health/live").statusCode()).as("liveness stays up").isEqualTo(200);
             PartnerHealth health = service.bean("liveoddsPartnerHealth", PartnerHealth.class);
             assertThat(health.partner().lastError()).contains("token request").contains("HTTP 503");
+            assertThat(partner.pushes()).as("no push goes out without a token").isEmpty();
 
             partner.acceptingEverything();
             await().atMost(Duration.ofSeconds(20)).until(() -> service.management("/observe/health").statusCode() == 200);

@@ -14,7 +14,7 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
-import com.liveodds.push.heartbeat.LiveMatches;
+import com.liveodds.push.queue.KeyedQueueEndpoint;
 import com.liveodds.push.support.LoopbackPartner;
 import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.RunningService;
@@ -82,7 +82,7 @@ final class ThreePartners {
 
     /** Pushes waiting or in retry in the partner's queues: what its backlog holds in memory. */
     static int backlogInMemory(RunningService service, String partner) {
-        return service.bean("liveoddsLiveMatches-" + partner, LiveMatches.class).backlog();
+        return service.context().getEndpoint("liveoddsQueue:liveodds-push-" + partner, KeyedQueueEndpoint.class).getHeld();
     }
 
     /** Distinct message ids of a batch the partner accepted (202). */
