@@ -40,7 +40,7 @@ class PartnerPushesTest {
     }
 
     @AfterEach
-    void close() {
+    void close() throws Exception {
         context.close();
     }
 
