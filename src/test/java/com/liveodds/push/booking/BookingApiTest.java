@@ -18,7 +18,7 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.liveodds.push.support.CapturedLogs;
+import com.liveodds.push.support.TwoPartners;
 import com.liveodds.push.support.LoopbackPartner;
 import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.RunningService;
@@ -40,50 +40,39 @@ class BookingApiTest {
 
     @TempDir
     static Path work;
+    private static TwoPartners partners;
     private static LoopbackPartner a;
-    private static LoopbackPartner b;
     private static RunningService service;
     private static Path bookingA;
-    private static CapturedLogs logs;
 
     @BeforeAll
     static void start() throws Exception {
-        logs = CapturedLogs.all();
-        a = new LoopbackPartner();
-        b = new LoopbackPartner();
+        partners = new TwoPartners("bk-a-token", "bk-b-token");
+        a = partners.a;
         bookingA = work.resolve("booking-a.txt");
         Files.writeString(bookingA, "# partner a, kept by hand and by the API\nmatch:41234571\n");
         service = start(work);
     }
 
     private static RunningService start(Path work) throws Exception {
-        return RunningService.builder()
-                .partner("a", "101", a.baseUrl(), a.authUrl())
-                .partner("b", "202", b.baseUrl(), b.authUrl())
-                .set("liveodds.partners.a.fixtures-tokens", "bk-a-token")
-                .set("liveodds.partners.b.fixtures-tokens", "bk-b-token")
+        return partners.service(work)
                 .set("liveodds.partners.a.booking", bookingA.toString())
                 .set("liveodds.fixtures.file", Files.copy(Path.of("data/fixtures.json"), work.resolve("fixtures.json"),
                         java.nio.file.StandardCopyOption.REPLACE_EXISTING).toString())
-                .set("camel.main.shutdown-timeout", "1")
-                .work(work)
                 .start();
     }
 
     @AfterAll
     static void stop() {
         service.close();
-        a.close();
-        b.close();
-        logs.close();
-        assertThat(logs.messages()).isNotEmpty().noneMatch(m -> m.contains("bk-a-token") || m.contains("bk-b-token"));
+        partners.close();
     }
 
     @Test
     void aBookingIsInForceForPushesAndTheFixturesListingAsSoonAsItIsAnswered() throws Exception {
         String before = "not-booked-" + UUID.randomUUID();
         service.drop("b1-" + before + ".json", Messages.odds(before, Messages.external("bk-1", 44120030)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> messageIds(b).contains(before));
+        await().atMost(Duration.ofSeconds(10)).until(() -> messageIds(partners.b).contains(before));
         assertThat(messageIds(a)).doesNotContain(before);
         assertThat(liveOdds("101")).containsEntry("match:44120030", false);
 
@@ -102,7 +91,7 @@ class BookingApiTest {
         assertThat(liveOdds("101")).containsEntry("match:44120030", false);
         String unbookedMessage = "unbooked-" + UUID.randomUUID();
         service.drop("b3-" + unbookedMessage + ".json", Messages.odds(unbookedMessage, Messages.external("bk-1", 44120030)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> messageIds(b).contains(unbookedMessage));
+        await().atMost(Duration.ofSeconds(10)).until(() -> messageIds(partners.b).contains(unbookedMessage));
         await().during(Duration.ofMillis(300)).until(() -> !messageIds(a).contains(unbookedMessage));
     }
 

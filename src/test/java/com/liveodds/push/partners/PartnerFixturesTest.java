@@ -16,9 +16,8 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.liveodds.push.support.CapturedLogs;
+import com.liveodds.push.support.TwoPartners;
 import com.liveodds.push.support.JwtIssuer;
-import com.liveodds.push.support.LoopbackPartner;
 import com.liveodds.push.support.RunningService;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,40 +40,27 @@ class PartnerFixturesTest {
     private static final Map<String, Boolean> AS_THE_FILE_SAYS = Map.of("match:41234567", true, "match:41234568", true,
             "match:44120030", true, "match:44120071", true, "match:41234571", false, "match:41234572", false);
 
-    private static LoopbackPartner a;
-    private static LoopbackPartner b;
+    private static TwoPartners partners;
     private static RunningService service;
     private static Path bookingB;
-    private static CapturedLogs logs;
 
     @BeforeAll
     static void start() throws Exception {
-        logs = CapturedLogs.all();
-        a = new LoopbackPartner();
-        b = new LoopbackPartner();
+        partners = new TwoPartners("fx-a-one, fx-a-two", "fx-b-one");
         bookingB = work.resolve("booking-b.txt");
         // b books a fight the file says has no live odds, and one it says has them; not the others
         Files.writeString(bookingB, "# b\nmatch:41234571\n41234567\n\n");
-        service = RunningService.builder()
-                .partner("a", "101", a.baseUrl(), a.authUrl())
-                .partner("b", "202", b.baseUrl(), b.authUrl())
-                .set("liveodds.partners.a.fixtures-tokens", "fx-a-one, fx-a-two")
-                .set("liveodds.partners.b.fixtures-tokens", "fx-b-one")
+        service = partners.service(work)
                 .set("liveodds.partners.b.booking", bookingB.toString())
                 .set("liveodds.admin.tokens", "admin-secret-1")
                 .set("liveodds.fixtures.file", Files.copy(Path.of("data/fixtures.json"), work.resolve("fixtures.json")).toString())
-                .set("camel.main.shutdown-timeout", "1")
-                .work(work)
                 .start();
     }
 
     @AfterAll
     static void stop() {
         service.close();
-        a.close();
-        b.close();
-        logs.close();
-        assertThat(logs.messages()).isNotEmpty().noneMatch(m -> m.contains("fx-a-") || m.contains("fx-b-one"));
+        partners.close("fx-a-one", "fx-a-two");
     }
 
     @Test
@@ -155,8 +141,8 @@ class PartnerFixturesTest {
     void inJwtModeThePartnerClaimBindsTheTokenToItsPartner() throws Exception {
         try (JwtIssuer issuer = new JwtIssuer();
              RunningService jwt = RunningService.builder()
-                     .partner("a", "101", a.baseUrl(), a.authUrl())
-                     .partner("b", "202", b.baseUrl(), b.authUrl())
+                     .partner("a", "101", partners.a.baseUrl(), partners.a.authUrl())
+                     .partner("b", "202", partners.b.baseUrl(), partners.b.authUrl())
                      .set("liveodds.partners.b.booking", bookingB.toString())
                      .set("liveodds.fixtures.auth.mode", "jwt")
                      .set("liveodds.fixtures.auth.jwks-url", issuer.jwksUrl())
@@ -186,8 +172,8 @@ class PartnerFixturesTest {
     void thePartnerClaimIsASetting() throws Exception {
         try (JwtIssuer issuer = new JwtIssuer();
              RunningService jwt = RunningService.builder()
-                     .partner("a", "101", a.baseUrl(), a.authUrl())
-                     .partner("b", "202", b.baseUrl(), b.authUrl())
+                     .partner("a", "101", partners.a.baseUrl(), partners.a.authUrl())
+                     .partner("b", "202", partners.b.baseUrl(), partners.b.authUrl())
                      .set("liveodds.fixtures.auth.mode", "jwt")
                      .set("liveodds.fixtures.auth.partner-claim", "partner_id")
                      .set("liveodds.fixtures.auth.jwks-url", issuer.jwksUrl())

@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.liveodds.push.support.CapturedLogs;
+import com.liveodds.push.support.TwoPartners;
 import com.liveodds.push.support.LoopbackPartner;
 import com.liveodds.push.support.MetricsScrape;
 import com.liveodds.push.support.RunningService;
@@ -48,45 +48,35 @@ class RecoveryTest {
 
     @TempDir
     static Path work;
+    private static TwoPartners partners;
     private static LoopbackPartner a;
     private static LoopbackPartner b;
     private static RunningService service;
-    private static CapturedLogs logs;
     /** Y's settlement of the first test: retained, so a recovery of Y brings it again. */
     private static String settledBefore;
 
     @BeforeAll
     static void start() throws Exception {
-        logs = CapturedLogs.all();
-        a = new LoopbackPartner();
-        b = new LoopbackPartner();
+        partners = new TwoPartners("rc-a-token", "rc-b-token");
+        a = partners.a;
+        b = partners.b;
         Files.writeString(work.resolve("booking-a.txt"), "match:" + X + "\nmatch:" + Y + "\n");
         service = start(work);
     }
 
     private static RunningService start(Path work) {
-        return RunningService.builder()
-                .partner("a", "101", a.baseUrl(), a.authUrl())
-                .partner("b", "202", b.baseUrl(), b.authUrl())
-                .set("liveodds.partners.a.fixtures-tokens", "rc-a-token")
-                .set("liveodds.partners.b.fixtures-tokens", "rc-b-token")
+        return partners.service(work)
                 .set("liveodds.partners.a.booking", work.resolve("booking-a.txt").toString())
                 .set("liveodds.admin.tokens", "rc-admin")
                 .set("liveodds.recovery.max-requests", "4")
                 .set("liveodds.heartbeat.interval", "1h")
-                .set("camel.main.shutdown-timeout", "1")
-                .work(work)
                 .start();
     }
 
     @AfterAll
     static void stop() {
         service.close();
-        a.close();
-        b.close();
-        logs.close();
-        assertThat(logs.messages()).isNotEmpty().noneMatch(m -> m.contains("rc-a-token") || m.contains("rc-b-token")
-                || m.contains("rc-admin"));
+        partners.close("rc-admin");
     }
 
     /** An upstream message of the match; {@code oddsType} only for odds. */
