@@ -139,17 +139,21 @@ class StatusPageBrowserTest {
 
                 await().atMost(Duration.ofSeconds(10)).ignoreException(StaleElementReferenceException.class).until(() ->
                         rows(browser, "partners").size() == 2 && "DOWN".equals(cells(rows(browser, "partners").get(1)).get(2)));
-                List<WebElement> partners = rows(browser, "partners");
-                assertThat(cells(partners.get(0))).startsWith("a", "101", "UP");
-                assertThat(cells(partners.get(1))).startsWith("b", "202", "DOWN");
-                assertThat(partners.get(1).getAttribute("class")).contains("retry");
-                assertThat(browser.findElement(By.id("partner-state")).getText()).isEqualTo("UP");
-                assertThat(browser.findElement(By.id("partner-detail")).getText()).isEqualTo("b: HTTP 503");
-                // live at a, where it was delivered; not (yet) at b
-                assertThat(rows(browser, "matches")).singleElement().satisfies(r -> assertThat(cells(r)).startsWith("a", "match:8101"));
-                List<WebElement> letters = rows(browser, "dead-letters");
-                assertThat(letters).hasSize(1);
-                assertThat(cells(letters.get(0)).get(4)).isEqualTo("b");
+                // the page redraws its tables every 2 s: a row read across a redraw is read again
+                await().atMost(Duration.ofSeconds(10)).ignoreException(StaleElementReferenceException.class).untilAsserted(() -> {
+                    List<WebElement> partners = rows(browser, "partners");
+                    assertThat(cells(partners.get(0))).startsWith("a", "101", "UP");
+                    assertThat(cells(partners.get(1))).startsWith("b", "202", "DOWN");
+                    assertThat(partners.get(1).getAttribute("class")).contains("retry");
+                    assertThat(browser.findElement(By.id("partner-state")).getText()).isEqualTo("UP");
+                    assertThat(browser.findElement(By.id("partner-detail")).getText()).isEqualTo("b: HTTP 503");
+                    // live at a, where it was delivered; not (yet) at b
+                    assertThat(rows(browser, "matches")).singleElement()
+                            .satisfies(r -> assertThat(cells(r)).startsWith("a", "match:8101"));
+                    List<WebElement> letters = rows(browser, "dead-letters");
+                    assertThat(letters).hasSize(1);
+                    assertThat(cells(letters.get(0)).get(4)).isEqualTo("b");
+                });
                 Files.write(Path.of("target", "status-page-partners.png"), ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
 
                 b.failing(path -> false);
