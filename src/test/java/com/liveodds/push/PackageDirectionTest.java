@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  *   partner     reads only the bottom
  *   ops         logs, meters, masking: reads only settings             settings: reads nothing of the bundle
  *   httpapi, auth, sandbox, demo, tracing: small leaves beside the bottom  fixtures, booking: read partner (the bookings)
- *   recovery    what was accepted, pushed again: reads ingest, delivery, partner
+ *   recovery    what was accepted, pushed again: reads ingest, delivery, partner, queue (a hold on a match)
  * </pre>
  *
  * Delivery's progress of a push, {@code delivery.DeliveryState}, is read by delivery alone. Read from the sources'
@@ -71,7 +71,7 @@ class PackageDirectionTest {
             Map.entry("check", Set.of("token", "partner")),
             Map.entry("fixtures", Set.of("httpapi", "partner")),
             Map.entry("booking", Set.of("httpapi", "partner")),
-            Map.entry("recovery", Set.of("httpapi", "partner", "delivery", "ingest")),
+            Map.entry("recovery", Set.of("httpapi", "partner", "delivery", "ingest", "queue")),
             Map.entry("sandbox", Set.of()),
             Map.entry("demo", Set.of()),
             Map.entry("tracing", Set.of()),

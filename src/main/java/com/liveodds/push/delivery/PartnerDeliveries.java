@@ -12,7 +12,9 @@ import com.liveodds.push.heartbeat.LiveMatches;
 import com.liveodds.push.ops.Meters;
 import com.liveodds.push.partner.Booking;
 import com.liveodds.push.partner.PartnerHealth;
+import com.liveodds.push.queue.KeyHold;
 import com.liveodds.push.queue.KeyedQueueConstants;
+import com.liveodds.push.queue.KeyedQueueEndpoint;
 import com.liveodds.push.queue.QueueFull;
 import io.micrometer.core.instrument.Counter;
 import org.apache.camel.AsyncCallback;
@@ -206,6 +208,18 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
         } catch (Exception e) {
             throw new IllegalStateException("cannot send to " + uri, e);
         }
+    }
+
+    /**
+     * Holds the match in the partner's queue: pushes sent with the hold (header {@link KeyedQueueConstants#BEFORE}) go
+     * before the match's pushes queued since, which wait until it is closed (a recovery, contract 20).
+     */
+    public KeyHold hold(String partnerName, String matchId) {
+        Partner partner = partners.get(partnerName);
+        if (partner == null) {
+            throw new IllegalArgumentException("no partner named " + partnerName);
+        }
+        return context.getEndpoint(partner.queueUri, KeyedQueueEndpoint.class).hold(matchId);
     }
 
     @Override

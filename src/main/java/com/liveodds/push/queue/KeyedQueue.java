@@ -109,6 +109,7 @@ final class KeyedQueue {
         if (id == null) {
             throw new IllegalArgumentException("liveoddsQueue:" + name + " needs the header " + KeyedQueueConstants.KEY);
         }
+        Object before = exchange.getMessage().removeHeader(KeyedQueueConstants.BEFORE);
         Entry entry = new Entry(id, exchange, ended,
                 exchange.getExchangeExtension().handoverCompletions(),
                 Boolean.TRUE.equals(exchange.getMessage().getHeader(KeyedQueueConstants.SUPERSEDES, Boolean.class)),
@@ -118,26 +119,35 @@ final class KeyedQueue {
         RuntimeException refused = null;
         lock.lock();
         try {
-            if (supersede && entry.supersedes) {
+            if (before != null && !isHeldBy(keys.get(id), before)) {
+                refused = new IllegalStateException("liveoddsQueue:" + name + ": the hold in " + KeyedQueueConstants.BEFORE
+                        + " is not an open hold of key " + id);
+            } else if (supersede && entry.supersedes) {
                 // frees the places of what it supersedes first: a queue full of them would otherwise never let it in
-                takeSuperseded(keys.get(id), superseded);
+                takeSuperseded(keys.get(id), before == null, superseded);
             }
-            try {
-                awaitRoom(block);
-            } catch (RuntimeException e) {
-                refused = e;
+            if (refused == null) {
+                try {
+                    awaitRoom(block);
+                } catch (RuntimeException e) {
+                    refused = e;
+                }
             }
             if (refused == null) {
                 held++;
                 Key key = keys.computeIfAbsent(id, Key::new);
                 if (supersede && entry.supersedes) {
                     // and what came in while it waited for a place
-                    takeSuperseded(key, superseded);
+                    takeSuperseded(key, before == null, superseded);
                 }
-                key.waiting.add(entry);
-                if (key.current == null) {
-                    key.current = key.waiting.poll();
-                    ready.add(key);
+                if (key.hold != null && before == null) {
+                    key.behind.add(entry);
+                } else {
+                    key.waiting.add(entry);
+                    if (key.current == null) {
+                        key.current = key.waiting.poll();
+                        ready.add(key);
+                    }
                 }
                 start = startable();
             }
@@ -174,12 +184,18 @@ final class KeyedQueue {
         }
     }
 
-    /** Under the lock: the supersedable exchanges queued on the key leave it, and the current one is marked. */
-    private void takeSuperseded(Key key, List<Entry> into) {
+    /**
+     * Under the lock: the supersedable exchanges queued on the key before a superseding one leave it, and the current
+     * one is marked; those held behind a hold of the key come before it only when it goes behind the hold too.
+     */
+    private void takeSuperseded(Key key, boolean behindHold, List<Entry> into) {
         if (key == null) {
             return;
         }
         key.waiting.removeIf(waiter -> waiter.supersedable && into.add(waiter));
+        if (behindHold) {
+            key.behind.removeIf(waiter -> waiter.supersedable && into.add(waiter));
+        }
         Entry current = key.current;
         if (current != null && current.supersedable && current.superseded.compareAndSet(false, true)) {
             if (current.wait != null && current.wait.cancel(false)) {
@@ -189,6 +205,55 @@ final class KeyedQueue {
                 ready.addFirst(key);
             }
         }
+    }
+
+    private static boolean isHeldBy(Key key, Object hold) {
+        return key != null && key.hold != null && key.hold == hold;
+    }
+
+    /** A hold on the key (see {@link KeyHold}); refused while the queue stops or the key is held already. */
+    KeyHold hold(Object id) {
+        lock.lock();
+        try {
+            if (stopping) {
+                throw new HandedBack("the service is stopping");
+            }
+            Key key = keys.computeIfAbsent(id, Key::new);
+            if (key.hold != null) {
+                throw new IllegalStateException("liveoddsQueue:" + name + ": key " + id + " is held already");
+            }
+            key.hold = new KeyHold(this, id);
+            return key.hold;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The hold ends: what waited behind it joins its key's line, after what was sent before it. */
+    void release(KeyHold hold) {
+        List<Key> start;
+        lock.lock();
+        try {
+            Key key = keys.get(hold.key());
+            if (!isHeldBy(key, hold)) {
+                return;
+            }
+            key.hold = null;
+            key.waiting.addAll(key.behind);
+            key.behind.clear();
+            if (key.current == null) {
+                key.current = key.waiting.poll();
+                if (key.current != null) {
+                    ready.add(key);
+                } else {
+                    keys.remove(key.id, key);
+                }
+            }
+            start = startable();
+        } finally {
+            lock.unlock();
+        }
+        start.forEach(this::submit);
     }
 
     /** Under the lock: the ready keys that may start now, counted as running. */
@@ -324,7 +389,9 @@ final class KeyedQueue {
         List<Entry> takenBack = List.of();
         if (ending == Ending.FAILED || ending == Ending.HANDED_BACK) {
             takenBack = new ArrayList<>(key.waiting);
+            takenBack.addAll(key.behind);
             key.waiting.clear();
+            key.behind.clear();
         }
         if (ending == Ending.FAILED) {
             LOG.warn("liveoddsQueue:{}: an exchange of key {} failed ({}); it and the {} queued behind it go back to their"
@@ -333,7 +400,7 @@ final class KeyedQueue {
         key.current = key.waiting.poll();
         if (key.current != null) {
             ready.add(key);
-        } else {
+        } else if (key.hold == null) {
             keys.remove(key.id, key);
         }
         running--;
@@ -474,13 +541,17 @@ final class KeyedQueue {
             roomFreed.signalAll();
             keys.values().forEach(key -> {
                 back.addAll(key.waiting);
+                back.addAll(key.behind);
                 key.waiting.clear();
+                key.behind.clear();
             });
             // keys whose turn had come but that no thread runs yet
             for (Key key : ready) {
                 back.add(key.current);
                 key.current = null;
-                keys.remove(key.id, key);
+                if (key.hold == null) {
+                    keys.remove(key.id, key);
+                }
             }
             ready.clear();
             waits = new ArrayList<>(delayed);
@@ -533,7 +604,7 @@ final class KeyedQueue {
         try {
             long oldest = Long.MAX_VALUE;
             for (Key key : keys.values()) {
-                Entry head = key.current != null ? key.current : key.waiting.peek();
+                Entry head = key.current != null ? key.current : key.waiting.isEmpty() ? key.behind.peek() : key.waiting.peek();
                 if (head != null) {
                     oldest = Math.min(oldest, head.since);
                 }
@@ -609,7 +680,10 @@ final class KeyedQueue {
     private static final class Key {
         private final Object id;
         private final ArrayDeque<Entry> waiting = new ArrayDeque<>(2);
+        /** Sent since its hold was taken without it: they wait until it is closed. */
+        private final ArrayDeque<Entry> behind = new ArrayDeque<>(0);
         private Entry current;
+        private KeyHold hold;
 
         Key(Object id) {
             this.id = id;

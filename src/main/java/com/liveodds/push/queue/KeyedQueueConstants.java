@@ -9,6 +9,11 @@ public final class KeyedQueueConstants {
     public static final String SUPERSEDES = "CamelLiveoddsSupersedes";
     /** Header, boolean: a later superseding exchange of the key may end this one unrun (or unrun again). */
     public static final String SUPERSEDABLE = "CamelLiveoddsSupersedable";
+    /**
+     * Header, a {@link KeyHold} of the key: the exchange goes before those of its key held behind the hold (see
+     * {@link KeyedQueueEndpoint#hold}).
+     */
+    public static final String BEFORE = "CamelLiveoddsBefore";
     /** Exchange property, true: the exchange ended superseded (completed, never run, or not run again). */
     public static final String SUPERSEDED = "CamelLiveoddsSuperseded";
 

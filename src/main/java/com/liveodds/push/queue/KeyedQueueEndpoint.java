@@ -70,6 +70,14 @@ public class KeyedQueueEndpoint extends DefaultEndpoint {
         return consumer;
     }
 
+    /**
+     * Holds the key: exchanges of the key sent from now on wait behind those sent with the hold in the header
+     * {@value KeyedQueueConstants#BEFORE}, until the hold is closed. One hold per key at a time.
+     */
+    public KeyHold hold(Object key) {
+        return queue().hold(key);
+    }
+
     /** Exchanges held now: waiting, running, or waiting out a retry delay. */
     public int getHeld() {
         return queue().held();

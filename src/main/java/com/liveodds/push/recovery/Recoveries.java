@@ -19,7 +19,6 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
@@ -36,15 +35,15 @@ import com.liveodds.push.delivery.PushOutcome;
 import com.liveodds.push.httpapi.HttpProblem;
 import com.liveodds.push.ops.Meters;
 import com.liveodds.push.partner.Booking;
+import com.liveodds.push.queue.KeyHold;
+import com.liveodds.push.queue.KeyedQueueConstants;
 import com.liveodds.push.settings.Timestamps;
 import io.micrometer.core.instrument.Counter;
-import org.apache.camel.AsyncProcessor;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangePattern;
 import org.apache.camel.Header;
-import org.apache.camel.support.AsyncProcessorConverterHelper;
 import org.apache.camel.support.DefaultExchange;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,7 +81,7 @@ public class Recoveries implements CamelContextAware {
     /** Partner id → the partner. */
     private final Map<String, Partner> partners = new LinkedHashMap<>();
     private CamelContext context;
-    private volatile AsyncProcessor deliveries;
+    private volatile PartnerDeliveries deliveries;
 
     /** @param queueShare the pushes a partner's delivery queues hold at most (a quarter of them is a recovery's) */
     public Recoveries(RetainedMessages store, int maxRequests, int queueShare) {
@@ -129,7 +128,7 @@ public class Recoveries implements CamelContextAware {
         partner.admit(recovery, now, maxRequests);
         LOG.info("Recovery {} of partner {}: {} matches, {} messages", recovery.requestId(), partner.label(),
                 selections.size(), messages);
-        partner.runner.execute(() -> run(partner, recovery));
+        partner.runner(context).execute(() -> run(partner, recovery));
         return recovery.accepted().toString();
     }
 
@@ -232,20 +231,28 @@ public class Recoveries implements CamelContextAware {
         return new HttpProblem(400, "invalid_request", message);
     }
 
-    /** Pushes the recovery's messages again, match after match, at most {@link #window} in delivery at once. */
+    /**
+     * Pushes the recovery's messages again, match after match, at most {@link #window} in delivery at once. Each match
+     * is held in the partner's queue while its messages are read and queued: its live pushes queued meanwhile (newer
+     * than what is read, so the partner must have them last) wait behind them, and its source never waits.
+     */
     private void run(Partner partner, Recovery recovery) {
         recovery.running();
         Semaphore window = new Semaphore(this.window);
         AtomicInteger handedBack = new AtomicInteger();
         try {
-            for (RetainedMessages.Selection selection : recovery.selections()) {
-                long from = 0;
-                for (List<RetainedMessages.Retained> page = store.page(selection, from); !page.isEmpty();
-                     page = store.page(selection, from)) {
-                    for (RetainedMessages.Retained message : page) {
-                        window.acquire();
-                        push(partner, recovery, selection.matchId(), message, () -> window.release(), handedBack);
-                        from = message.seq();
+            for (RetainedMessages.Selection asked : recovery.selections()) {
+                try (KeyHold hold = deliveries().hold(partner.name, asked.matchId())) {
+                    // read once held: what is accepted from now on is queued behind the hold
+                    RetainedMessages.Selection selection = asked.upTo(store.newest());
+                    long from = 0;
+                    for (List<RetainedMessages.Retained> page = store.page(selection, from); !page.isEmpty();
+                         page = store.page(selection, from)) {
+                        for (RetainedMessages.Retained message : page) {
+                            window.acquire();
+                            push(partner, recovery, hold, message, window::release, handedBack);
+                            from = message.seq();
+                        }
                     }
                 }
             }
@@ -261,12 +268,13 @@ public class Recoveries implements CamelContextAware {
         LOG.info("Recovery {} of partner {}: {}", recovery.requestId(), partner.label(), recovery.status());
     }
 
-    private void push(Partner partner, Recovery recovery, String matchId, RetainedMessages.Retained message, Runnable done,
+    private void push(Partner partner, Recovery recovery, KeyHold hold, RetainedMessages.Retained message, Runnable done,
                       AtomicInteger handedBack) {
         Exchange exchange = new DefaultExchange(context, ExchangePattern.InOut);
         // a retained snapshot supersedes the odds of its match queued before it, as it did when it was first pushed
-        exchange.getMessage().setBody(new Push(message.messageId(), matchId, message.type(), message.body(), message.body(),
-                Instant.now(), message.snapshot() ? "snapshot" : null));
+        exchange.getMessage().setBody(new Push(message.messageId(), (String) hold.key(), message.type(), message.body(),
+                message.body(), Instant.now(), message.snapshot() ? "snapshot" : null));
+        exchange.getMessage().setHeader(KeyedQueueConstants.BEFORE, hold);
         exchange.setVariable(PartnerDeliveries.PARTNER, partner.name);
         deliveries().process(exchange, doneSync -> {
             PushOutcome outcome = PushOutcome.of(exchange);
@@ -288,17 +296,21 @@ public class Recoveries implements CamelContextAware {
         });
     }
 
-    private AsyncProcessor deliveries() {
-        AsyncProcessor processor = deliveries;
+    private PartnerDeliveries deliveries() {
+        PartnerDeliveries processor = deliveries;
         if (processor == null) {
-            deliveries = processor = AsyncProcessorConverterHelper.convert(
-                    context.getRegistry().lookupByNameAndType("liveoddsDeliveries", org.apache.camel.Processor.class));
+            deliveries = processor = context.getRegistry().lookupByNameAndType("liveoddsDeliveries", PartnerDeliveries.class);
         }
         return processor;
     }
 
     public void stop() {
-        partners.values().forEach(p -> p.runner.shutdownNow());
+        partners.values().forEach(p -> {
+            ExecutorService runner = p.runner;
+            if (runner != null) {
+                context.getExecutorServiceManager().shutdownNow(runner);
+            }
+        });
     }
 
     @Override
@@ -317,7 +329,7 @@ public class Recoveries implements CamelContextAware {
         private final String id;
         private final Booking booking;
         private final Meters meters;
-        private final ExecutorService runner;
+        private ExecutorService runner;
         private final Map<String, Recovery> recoveries = new ConcurrentHashMap<>();
         private final Deque<Recovery> order = new ArrayDeque<>();
         private final Deque<Instant> admitted = new ArrayDeque<>();
@@ -327,11 +339,15 @@ public class Recoveries implements CamelContextAware {
             this.id = id;
             this.booking = booking;
             this.meters = meters;
-            this.runner = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "liveodds-recovery" + (name.isEmpty() ? "" : "-" + name));
-                t.setDaemon(true);
-                return t;
-            });
+        }
+
+        /** Its recoveries' one thread, made at the first one. */
+        synchronized ExecutorService runner(CamelContext context) {
+            if (runner == null) {
+                runner = context.getExecutorServiceManager().newSingleThreadExecutor(this,
+                        "liveodds-recovery" + (name.isEmpty() ? "" : "-" + name));
+            }
+            return runner;
         }
 
         String label() {

@@ -268,5 +268,10 @@ public class RetainedMessages {
      * and rollbacks accepted after {@code after} (null: all retained).
      */
     public record Selection(String matchId, Instant after, long upTo) {
+
+        /** The same, up to another sequence number. */
+        public Selection upTo(long newest) {
+            return new Selection(matchId, after, newest);
+        }
     }
 }

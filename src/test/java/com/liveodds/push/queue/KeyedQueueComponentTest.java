@@ -1,6 +1,7 @@
 package com.liveodds.push.queue;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
@@ -99,7 +100,17 @@ class KeyedQueueComponentTest {
     }
 
     private void send(String uri, String key, String body, boolean supersedes, boolean supersedable) {
+        send(uri, key, body, supersedes, supersedable, null);
+    }
+
+    /** Sends before what waits behind the hold of its key. */
+    private void sendBefore(KeyHold hold, String body, boolean supersedes, boolean supersedable) {
+        send("liveoddsQueue:q", (String) hold.key(), body, supersedes, supersedable, hold);
+    }
+
+    private void send(String uri, String key, String body, boolean supersedes, boolean supersedable, KeyHold before) {
         Exchange exchange = context.getEndpoint(uri).createExchange(ExchangePattern.InOnly);
+        exchange.getMessage().setHeader(KeyedQueueConstants.BEFORE, before);
         exchange.getMessage().setBody(body);
         exchange.getMessage().setHeader(KeyedQueueConstants.KEY, key);
         exchange.getMessage().setHeader(KeyedQueueConstants.SUPERSEDES, supersedes);
@@ -215,6 +226,65 @@ class KeyedQueueComponentTest {
         // the one on the wire finished its run and counts as what it was: done
         assertThat(ends).containsEntry("a1", "acked").containsEntry("settlement", "acked").containsEntry("snapshot", "acked");
         assertThat(runs).containsExactly("a1", "settlement", "snapshot");
+    }
+
+    private KeyHold holdKey(String key) {
+        return context.getEndpoint("liveoddsQueue:q", KeyedQueueEndpoint.class).hold(key);
+    }
+
+    @Test
+    void whatIsSentWithAHoldRunsBeforeWhatCameAfterTheHoldAndTheOtherKeysGoOn() {
+        hold("a1");
+        send("a", "a1");
+        KeyHold recovery = holdKey("a");
+        send("a", "live");
+        sendBefore(recovery, "old1", false, false);
+        send("b", "b1");
+        sendBefore(recovery, "old2", false, false);
+        held.get("a1").complete(null);
+
+        await().until(() -> ends.containsKey("old2") && ends.containsKey("b1"));
+        // behind the hold until it is closed, however long that takes
+        await().during(Duration.ofMillis(200)).until(() -> !runs.contains("live"));
+        recovery.close();
+        await().until(() -> "acked".equals(ends.get("live")));
+        assertThat(runs).containsSubsequence("a1", "old1", "old2", "live");
+        assertThat(holdKey("a")).as("the key can be held again").isNotNull();
+    }
+
+    @Test
+    void aSnapshotBehindAHoldSupersedesTheOddsBeforeItButOneBeforeTheHoldNotThoseBehind() {
+        hold("a0");
+        send("a", "a0");
+        KeyHold recovery = holdKey("a");
+        send("a", "liveDelta", false, true);
+        sendBefore(recovery, "oldSnapshot", true, true);
+        assertThat(ends).doesNotContainKey("liveDelta");
+        sendBefore(recovery, "oldDelta", false, true);
+        send("a", "liveSnapshot", true, true);
+        assertThat(ends).containsEntry("oldSnapshot", "superseded").containsEntry("oldDelta", "superseded")
+                .containsEntry("liveDelta", "superseded");
+        held.get("a0").complete(null);
+        recovery.close();
+        await().until(() -> ends.containsKey("liveSnapshot"));
+        assertThat(runs).containsExactly("a0", "liveSnapshot");
+    }
+
+    @Test
+    void stoppingHandsBackWhatWaitsBehindAHoldAndAClosedHoldTakesNothingMore() {
+        KeyHold recovery = holdKey("a");
+        send("a", "live");
+        recovery.close();
+        await().until(() -> "acked".equals(ends.get("live")));
+        assertThatThrownBy(() -> sendBefore(recovery, "late", false, false)).hasMessageContaining("not an open hold");
+        assertThat(ends.get("late")).startsWith("back: ");
+
+        KeyHold again = holdKey("a");
+        send("a", "waiting");
+        context.stop();
+        assertThat(ends).containsEntry("waiting", "back: the service is stopping");
+        again.close();
+        assertThat(runs).containsExactly("live");
     }
 
     @Test

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -70,6 +71,9 @@ class RecoveryTest {
                 .set("liveodds.admin.tokens", "rc-admin")
                 .set("liveodds.recovery.max-requests", "4")
                 .set("liveodds.heartbeat.interval", "1h")
+                // a recovery window of 64 pushes (a quarter of a partner's 200), and retries that do not wait long
+                .set("liveodds.delivery.queue-size", "400")
+                .set("liveodds.delivery.backoff.max", "1s")
                 .start();
     }
 
@@ -116,6 +120,7 @@ class RecoveryTest {
         String x6 = drop("x-settled-2", "market_settlement", null, X);
         String x7 = drop("x-rollback-2", "rollback_settlement", null, X);
         awaitAt(a, List.of(x4, x5, x6, x7));
+        awaitAt(b, List.of(x4, x5, x6, x7));
 
         int seen = a.arrivals().size();
         int seenAtB = b.arrivals().size();
@@ -138,8 +143,11 @@ class RecoveryTest {
                 .filter(arrival -> !arrival.isHeartbeat()).toList();
         // X: the latest snapshot and the odds after it, the settlement and rollback since; Y: its odds (no snapshot
         // retained), not its settlement from before; each with its original id and body; the live push after them
-        assertThat(again.stream().filter(p -> p.matchId().equals("match:" + X)).map(LoopbackPartner.Arrival::messageId))
-                .containsExactly(x4, x5, x6, x7, live);
+        // the live push after them, and last (it may also have come before them, if it came before the recovery began)
+        List<String> ofX = again.stream().filter(p -> p.matchId().equals("match:" + X)).map(LoopbackPartner.Arrival::messageId)
+                .toList();
+        assertThat(ofX).containsSubsequence(x4, x5, x6, x7, live).endsWith(live);
+        assertThat(ofX).filteredOn(id -> !id.equals(live)).containsExactly(x4, x5, x6, x7);
         assertThat(again.stream().filter(p -> p.matchId().equals("match:" + Y)).map(LoopbackPartner.Arrival::messageId))
                 .containsExactly(y1);
         LoopbackPartner.Arrival rollback = again.stream().filter(p -> p.messageId().equals(x7)).findFirst().orElseThrow();
@@ -238,6 +246,36 @@ class RecoveryTest {
         assertThat(Long.parseLong(limited.headers().firstValue("Retry-After").orElseThrow())).isBetween(1L, 600L);
         // a refused request is not counted: still refused, and a has its own count
         assertThat(post("202", "rc-b-token", "{\"match\":\"match:" + X + "\"}").statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    @Order(5)
+    void aRecoveryThatStartsLateEndsWithTheLivePushesThatCameBeforeItStarted() throws Exception {
+        // the partner's first recovery cannot finish while Y fails: it fills its window of 64 pushes and waits
+        a.failing(path -> path.contains("match:" + Y));
+        List<String> ofY = new ArrayList<>();
+        for (int i = 0; i < 66; i++) {
+            ofY.add(drop("y-stuck-" + i, "odds", "delta", Y));
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> a.arrivals().stream().anyMatch(p -> p.messageId().equals(ofY.get(0))));
+        HttpResponse<String> first = post("101", "rc-a-token", "{\"match\":\"match:" + Y + "\",\"request_id\":\"stuck\"}");
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(202);
+        // the second waits for it, and X's live pushes go on meanwhile
+        HttpResponse<String> late = post("101", "rc-a-token", "{\"match\":\"match:" + X + "\",\"request_id\":\"late\"}");
+        assertThat(late.statusCode()).as(late.body()).isEqualTo(202);
+        String newest = drop("x-while-waiting", "odds", "delta", X);
+        awaitAt(a, List.of(newest));
+        assertThat(JSON.readTree(get("/v1/liveodds/101/recovery/late", "rc-a-token").body()).path("state").asText())
+                .isEqualTo("queued");
+
+        a.failing(path -> false);
+        assertThat(awaitEnd("101", "rc-a-token", "stuck").path("state").asText()).isEqualTo("complete");
+        assertThat(awaitEnd("101", "rc-a-token", "late").path("state").asText()).isEqualTo("complete");
+        List<String> ofX = a.arrivals().stream().filter(p -> p.status() == 202 && p.matchId().equals("match:" + X))
+                .map(LoopbackPartner.Arrival::messageId).toList();
+        // what the recovery brings is what was retained when it began: the partner ends with the newest odds, not older
+        assertThat(ofX).endsWith(newest);
+        assertThat(ofX.stream().filter(newest::equals)).hasSize(2);
     }
 
     private static JsonNode awaitEnd(String partnerId, String token, String requestId) {
