@@ -263,6 +263,9 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
          */
         boolean enqueue(Exchange exchange, Push push, boolean noWait, AsyncCallback callback) {
             Message message = exchange.getMessage();
+            // what the source's message came with (file, JMS, Kafka, HTTP request headers) is no part of the push and
+            // never reaches the partner: not copied into the queue, nor looked through by each step of the push route
+            message.getHeaders().keySet().removeIf(name -> !KeyedQueueConstants.BEFORE.equals(name));
             message.setHeader(KeyedQueueConstants.KEY, push.matchId());
             message.setHeader(KeyedQueueConstants.SUPERSEDABLE, push.isOdds());
             message.setHeader(KeyedQueueConstants.SUPERSEDES, push.isSnapshot());

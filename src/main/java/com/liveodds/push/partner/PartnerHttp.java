@@ -4,16 +4,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedTransferQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
+import org.apache.camel.CamelContext;
 import org.apache.camel.component.http.HttpClientConfigurer;
 import org.apache.camel.component.http.HttpComponent;
 import org.apache.hc.client5.http.classic.ExecChain;
@@ -59,19 +56,14 @@ public class PartnerHttp implements HttpClientConfigurer {
     private PartnerTls tls = new PartnerTls();
     private Duration timeout = Duration.ofSeconds(10);
     private int maxInFlight = 256;
-    private final ScheduledThreadPoolExecutor deadlines = new ScheduledThreadPoolExecutor(1, r -> {
-        Thread t = new Thread(r, "liveodds-partner-deadline");
-        t.setDaemon(true);
-        return t;
-    });
+    /** The component this configures ({@link #component}): its CamelContext makes the deadlines' thread. */
+    private volatile HttpComponent owner;
+    private volatile ScheduledExecutorService deadlines;
 
     public PartnerHttp() {
-        // thousands of cancelled 10 s deadlines must not pile up in the queue
-        deadlines.setRemoveOnCancelPolicy(true);
     }
 
     public PartnerHttp(PartnerTls tls, Duration timeout, int maxInFlight) {
-        this();
         setTls(tls);
         setTimeout(timeout);
         setMaxInFlight(maxInFlight);
@@ -135,6 +127,7 @@ public class PartnerHttp implements HttpClientConfigurer {
         component.setContentCompressionDisabled(true);
         component.setClientConnectionManager(connections);
         component.setHttpClientConfigurer(this);
+        owner = component;
         return component;
     }
 
@@ -148,14 +141,40 @@ public class PartnerHttp implements HttpClientConfigurer {
     }
 
     public void stop() {
-        deadlines.shutdownNow();
+        ScheduledExecutorService made = deadlines;
+        if (made != null) {
+            owner.getCamelContext().getExecutorServiceManager().shutdownNow(made);
+        }
+    }
+
+    /** One thread of the component's CamelContext for every attempt's deadline, made at the first attempt. */
+    private ScheduledExecutorService deadlines() {
+        ScheduledExecutorService made = deadlines;
+        if (made == null) {
+            synchronized (this) {
+                made = deadlines;
+                if (made == null) {
+                    CamelContext context = owner == null ? null : owner.getCamelContext();
+                    if (context == null) {
+                        throw new IllegalStateException("PartnerHttp configures a component that is not in a CamelContext");
+                    }
+                    made = context.getExecutorServiceManager().newScheduledThreadPool(this, "liveodds-partner-deadline", 1);
+                    if (made instanceof ScheduledThreadPoolExecutor pool) {
+                        // thousands of cancelled 10 s deadlines must not pile up in the queue
+                        pool.setRemoveOnCancelPolicy(true);
+                    }
+                    deadlines = made;
+                }
+            }
+        }
+        return made;
     }
 
     /** Runs one request under the attempt's deadline; the answer's body stays under it until read or closed. */
     private ClassicHttpResponse withinDeadline(ClassicHttpRequest request, ExecChain.Scope scope, ExecChain chain)
             throws IOException, HttpException {
         Attempt attempt = new Attempt(scope.execRuntime instanceof Cancellable c ? c : null);
-        attempt.deadline = deadlines.schedule(attempt::expire, timeout.toNanos(), TimeUnit.NANOSECONDS);
+        attempt.deadline = deadlines().schedule(attempt::expire, timeout.toNanos(), TimeUnit.NANOSECONDS);
         ClassicHttpResponse response;
         try {
             response = chain.proceed(request, scope);

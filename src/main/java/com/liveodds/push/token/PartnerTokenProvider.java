@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -72,11 +71,9 @@ public class PartnerTokenProvider implements CamelContextAware {
     private ProducerTemplate template;
     private PartnerHealth health = new PartnerHealth();
     private final Clock clock;
-    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "partner-token-renewal");
-        t.setDaemon(true);
-        return t;
-    });
+    /** The fetches' and renewals' one thread, from the CamelContext's ExecutorServiceManager at the first fetch. */
+    private ScheduledExecutorService scheduler;
+    private boolean stopped;
 
     private volatile CachedToken cached;
     private volatile Instant lastFailureAt = Instant.MIN;
@@ -155,8 +152,11 @@ public class PartnerTokenProvider implements CamelContextAware {
     }
 
     public void stop() {
-        scheduler.shutdownNow();
         synchronized (this) {
+            stopped = true;
+            if (scheduler != null) {
+                camelContext.getExecutorServiceManager().shutdownNow(scheduler);
+            }
             if (template != null) {
                 template.stop();
             }
@@ -268,7 +268,7 @@ public class PartnerTokenProvider implements CamelContextAware {
                 exchange.getMessage().setBody(form);
             });
             return accept(PartnerAnswer.of(sent, sent.getException(), PartnerHttp.READ_LIMIT), requestedAt);
-        }, scheduler);
+        }, scheduler());
     }
 
     private CachedToken accept(PartnerAnswer answer, Instant requestedAt) {
@@ -356,14 +356,21 @@ public class PartnerTokenProvider implements CamelContextAware {
         return new TokenUnavailableException("partner token unavailable: " + why);
     }
 
+    private synchronized ScheduledExecutorService scheduler() {
+        if (scheduler == null) {
+            scheduler = camelContext.getExecutorServiceManager().newSingleThreadScheduledExecutor(this, "partner-token-renewal");
+        }
+        return scheduler;
+    }
+
     private synchronized void scheduleRenewal(Duration delay) {
-        if (scheduler.isShutdown()) {
+        if (stopped) {
             return;
         }
         if (renewal != null) {
             renewal.cancel(false);
         }
-        renewal = scheduler.schedule(this::renew, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+        renewal = scheduler().schedule(this::renew, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
     }
 
     private void renew() {
