@@ -1,5 +1,11 @@
 package com.liveodds.push.source.jms;
 
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.Session;
@@ -26,6 +32,8 @@ import org.springframework.jms.listener.AbstractMessageListenerContainer;
 public class JmsAcknowledgement implements MessageListenerContainerFactory {
 
     private static final Logger LOG = LoggerFactory.getLogger(JmsAcknowledgement.class);
+    /** The acknowledgements of each consumer's session (sessions are cached per consumer; a closed one is dropped). */
+    private final Map<Session, SessionAcks> sessions = new ConcurrentHashMap<>();
 
     @Override
     public AbstractMessageListenerContainer createMessageListenerContainer(JmsEndpoint endpoint) {
@@ -47,11 +55,56 @@ public class JmsAcknowledgement implements MessageListenerContainerFactory {
     /** Before the message leaves the consumer thread: it is acknowledged when it ends, wherever that is. */
     public void acknowledgeWhenDone(Exchange exchange) {
         JmsMessage received = exchange.getIn(JmsMessage.class);
-        SourceHandover.attach(exchange, new JmsHandover(received.getJmsSession(), received.getJmsMessage()));
+        Session session = received.getJmsSession();
+        SessionAcks acks = sessions.get(session);
+        if (acks == null) {
+            sessions.keySet().removeIf(s -> !isOpen(s));
+            acks = sessions.computeIfAbsent(session, SessionAcks::new);
+        }
+        SourceHandover.attach(exchange, new JmsHandover(acks, received.getJmsMessage()));
+    }
+
+    /**
+     * One session's messages done with. Pushes end on many threads at once and an Artemis session is not meant for
+     * concurrent calls: each thread leaves its message here, and whichever finds no other acknowledging takes them all
+     * (flat combining), so no thread that ends a push queues on the session.
+     */
+    private static final class SessionAcks {
+        private final Session session;
+        private final Queue<Message> done = new ConcurrentLinkedQueue<>();
+        private final AtomicBoolean acknowledging = new AtomicBoolean();
+
+        SessionAcks(Session session) {
+            this.session = session;
+        }
+
+        void acknowledge(Message message) {
+            done.add(message);
+            while (!done.isEmpty() && acknowledging.compareAndSet(false, true)) {
+                try {
+                    synchronized (session) {
+                        for (Message next = done.poll(); next != null; next = done.poll()) {
+                            acknowledgeOne(next);
+                        }
+                    }
+                } finally {
+                    acknowledging.set(false);
+                }
+            }
+        }
+
+        private static void acknowledgeOne(Message message) {
+            try {
+                message.acknowledge();
+            } catch (JMSException | RuntimeException e) {
+                LOG.warn("A delivered message could not be acknowledged ({}); the broker will deliver it again and the"
+                        + " partner may see it twice", e.toString());
+            }
+        }
     }
 
     /** One JMS message: acknowledged on its own (individual acknowledgement) once it is done with. */
-    private record JmsHandover(Session session, Message message) implements SourceHandover {
+    private record JmsHandover(SessionAcks acks, Message message) implements SourceHandover {
 
         /**
          * Once the session is gone (broker reconnect) the broker delivers the message again: this copy must not be
@@ -59,25 +112,17 @@ public class JmsAcknowledgement implements MessageListenerContainerFactory {
          */
         @Override
         public boolean isWithdrawn() {
-            return !isOpen(session);
+            return !isOpen(acks.session);
         }
 
         @Override
         public void acknowledge() {
-            // pushes end concurrently, and an Artemis session is not meant for concurrent calls
-            try {
-                synchronized (session) {
-                    message.acknowledge();
-                }
-            } catch (JMSException | RuntimeException e) {
-                LOG.warn("A delivered message could not be acknowledged ({}); the broker will deliver it again and the"
-                        + " partner may see it twice", e.toString());
-            }
+            acks.acknowledge(message);
         }
 
         @Override
         public void handBack(String why) {
-            if (isOpen(session)) {
+            if (isOpen(acks.session)) {
                 LOG.warn("A message was neither delivered nor dead-lettered ({}); it stays unacknowledged and the broker"
                         + " delivers it again when the consumer reconnects or the service restarts", why);
             }
