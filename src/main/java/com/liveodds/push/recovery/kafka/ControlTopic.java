@@ -92,7 +92,7 @@ public class ControlTopic extends ServiceSupport implements RecoveryRouting, Cam
     private final Map<String, KafkaPartitions> partitions;
     /** Parts not reported ended, by key: the control thread's alone. */
     private final Map<String, OpenPart> open = new LinkedHashMap<>();
-    /** Parts queued or running here. */
+    /** Parts queued, running or ended here (until their end is read back). */
     private final Set<String> here = ConcurrentHashMap.newKeySet();
     private final Map<String, Running> running = new ConcurrentHashMap<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -167,7 +167,8 @@ public class ControlTopic extends ServiceSupport implements RecoveryRouting, Cam
             c.wakeup();
         }
         if (threads != null) {
-            context.getExecutorServiceManager().shutdownNow(threads);
+            // woken up, the readers close their consumers themselves: an interrupt would cut that close short
+            context.getExecutorServiceManager().shutdownGraceful(threads, SEND_TIMEOUT.toMillis());
         }
         KafkaProducer<String, byte[]> p = producer;
         producer = null;
@@ -341,7 +342,10 @@ public class ControlTopic extends ServiceSupport implements RecoveryRouting, Cam
     private void reported(ControlRecords.Progress record) {
         recoveries.progress(record.partnerId(), record.requestId(), String.valueOf(record.part()), record.progress());
         if (record.progress().isEnded()) {
-            open.remove(OpenPart.key(record.partnerId(), record.requestId(), record.part()));
+            String key = OpenPart.key(record.partnerId(), record.requestId(), record.part());
+            open.remove(key);
+            // a part ended here stays here until its end is read back, so that it is not taken as open meanwhile
+            here.remove(key);
         }
     }
 
@@ -510,7 +514,6 @@ public class ControlTopic extends ServiceSupport implements RecoveryRouting, Cam
             } else {
                 publish(part, progress);
             }
-            here.remove(part.key());
         }
 
         @Override

@@ -26,22 +26,31 @@ import com.liveodds.push.support.MetricsScrape;
 import com.liveodds.push.support.RunningService;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Utils;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Contract 20, scale-out: two instances in one consumer group on one Kafka, the topic's partitions split between
- * them, one partner on loopback. A recovery asked of instance A for a match on a partition B owns is pushed by B,
- * from B's own delivery, in upstream order with the original Idempotency-Keys, and not by A; A tells it complete. A
- * recovery of a match on A's partition is pushed by A. Garbage on the control topic is passed over, logged without
- * its content, and stops nothing.
+ * them, one partner on loopback, each match with a history delivered live by the instance that owns its partition. A
+ * recovery asked of instance A for a match on a partition B owns is pushed by B, from B's own delivery, in upstream
+ * order with the original Idempotency-Keys, and not by A, and A (and B) tell it complete; a match on A's partition is
+ * pushed by A. Garbage on the control topic is passed over, logged without its content, and stops nothing. A request
+ * accepted while no instance owns the partition is pushed by the instance that is assigned it later. In order: each
+ * test goes on from the state the one before left.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RecoveryScaleOutTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final String TOPIC = "upstream-so";
     private static final String CONTROL = TOPIC + ".recovery";
+    private static final String ROUTE = "liveodds-source-kafka";
     private static final int PARTITIONS = 4;
     private static final String TOKEN = "so-token";
     private static final Duration LONG = Duration.ofSeconds(60);
@@ -61,73 +70,131 @@ class RecoveryScaleOutTest {
                     + "\"delivered\":1,\"dead_lettered\":0,\"superseded\":0,\"ended_at\":null,\"error\":null}");
 
     @TempDir
-    Path work;
+    static Path work;
+    private static EmbeddedKafka kafka;
+    private static LoopbackPartner partner;
+    private static CapturedLogs logs;
+    private static RunningService a;
+    private static RunningService b;
+    private static KafkaPartitions ofA;
+    private static KafkaPartitions ofB;
+    private static String fightOfA;
+    private static String fightOfB;
+    private static List<String> historyOfA;
+    private static List<String> historyOfB;
 
-    @Test
-    void theOwnerOfAMatchsPartitionPushesItsRecoveryWhicheverInstanceWasAsked() throws Exception {
-        try (EmbeddedKafka kafka = new EmbeddedKafka().start();
-             LoopbackPartner partner = new LoopbackPartner();
-             CapturedLogs logs = CapturedLogs.of(ControlTopic.class)) {
-            kafka.createTopic(TOPIC, PARTITIONS);
-            try (RunningService b = instance(kafka, partner, "b")) {
-                KafkaPartitions ofB = b.bean("liveoddsKafkaPartitions", KafkaPartitions.class);
-                await().atMost(LONG).until(() -> ofB.owned().size() == PARTITIONS);
-                try (RunningService a = instance(kafka, partner, "a")) {
-                    KafkaPartitions ofA = a.bean("liveoddsKafkaPartitions", KafkaPartitions.class);
-                    await().atMost(LONG).until(() -> ofA.owned().size() == PARTITIONS / 2 && ofB.owned().size() == PARTITIONS / 2);
+    @BeforeAll
+    static void start() throws Exception {
+        kafka = new EmbeddedKafka().start();
+        partner = new LoopbackPartner();
+        logs = CapturedLogs.of(ControlTopic.class);
+        kafka.createTopic(TOPIC, PARTITIONS);
+        b = instance("b");
+        ofB = b.bean("liveoddsKafkaPartitions", KafkaPartitions.class);
+        await().atMost(LONG).until(() -> ofB.owned().size() == PARTITIONS);
+        a = instance("a");
+        ofA = a.bean("liveoddsKafkaPartitions", KafkaPartitions.class);
+        await().atMost(LONG).until(() -> ofA.owned().size() == PARTITIONS / 2 && ofB.owned().size() == PARTITIONS / 2);
 
-                    // each match's history, delivered live by the instance that owns its partition
-                    String fightOfB = fightOn(ofB.owned());
-                    String fightOfA = fightOn(ofA.owned());
-                    List<String> historyOfB = history(kafka, fightOfB);
-                    List<String> historyOfA = history(kafka, fightOfA);
-                    await().atMost(LONG).until(() -> ids(partner.arrivals()).containsAll(historyOfB)
-                            && ids(partner.arrivals()).containsAll(historyOfA));
-                    // every instance keeps the whole topic, so A counts what B's match has
-                    RetainedMessages storeOfA = a.bean("liveoddsRetainedMessages", RetainedMessages.class);
-                    await().atMost(LONG).until(() -> storeOfA.count(new RetainedMessages.Selection(match(fightOfB), null,
-                            Long.MAX_VALUE)) == historyOfB.size());
-
-                    for (String garbage : GARBAGE) {
-                        kafka.send(CONTROL, "garbage", garbage);
-                    }
-                    kafka.sendBytes(CONTROL, "garbage", new byte[] {(byte) 0xff, (byte) 0xfe, '{'});
-                    kafka.send(CONTROL, "garbage", null);
-
-                    int seen = partner.arrivals().size();
-                    HttpResponse<String> asked = post(a, "{\"match\":\"" + match(fightOfB) + "\",\"request_id\":\"asked-of-a\"}");
-                    assertThat(asked.statusCode()).as(asked.body()).isEqualTo(202);
-                    assertThat(JSON.readTree(asked.body())).isEqualTo(JSON.readTree(
-                            "{\"request_id\":\"asked-of-a\",\"matches\":1,\"messages\":3}"));
-                    JsonNode done = awaitEnd(a, "asked-of-a");
-                    assertThat(done.path("state").asText()).as(done.toString()).isEqualTo("complete");
-                    assertThat(done.path("delivered").asInt()).isEqualTo(3);
-                    // any instance tells it
-                    assertThat(awaitEnd(b, "asked-of-a").path("state").asText()).isEqualTo("complete");
-                    await().atMost(LONG).until(() -> ids(recovered(partner, seen)).size() >= historyOfB.size());
-                    assertThat(ids(recovered(partner, seen))).containsExactlyElementsOf(historyOfB);
-                    assertThat(recoveredBy(b)).isEqualTo(3.0);
-                    assertThat(recoveredBy(a)).isZero();
-
-                    int seenNow = partner.arrivals().size();
-                    HttpResponse<String> own = post(a, "{\"match\":\"" + match(fightOfA) + "\",\"request_id\":\"own-match\"}");
-                    assertThat(own.statusCode()).as(own.body()).isEqualTo(202);
-                    assertThat(awaitEnd(a, "own-match").path("state").asText()).isEqualTo("complete");
-                    await().atMost(LONG).until(() -> ids(recovered(partner, seenNow)).size() >= historyOfA.size());
-                    assertThat(ids(recovered(partner, seenNow))).containsExactlyElementsOf(historyOfA);
-                    assertThat(recoveredBy(a)).isEqualTo(3.0);
-                    assertThat(recoveredBy(b)).isEqualTo(3.0);
-
-                    // each instance passed over each garbage record, naming where it is, never what it says
-                    List<String> passedOver = logs.messages().stream().filter(m -> m.contains("passed over")).toList();
-                    assertThat(passedOver).hasSize(2 * (GARBAGE.size() + 2));
-                    assertThat(passedOver).noneMatch(m -> m.contains("exploded") || m.contains("../") || m.contains("999"));
-                }
-            }
-        }
+        // each match's history, delivered live by the instance that owns its partition
+        fightOfB = fightOn(ofB.owned());
+        fightOfA = fightOn(ofA.owned());
+        historyOfB = history(fightOfB);
+        historyOfA = history(fightOfA);
+        await().atMost(LONG).until(() -> ids(partner.arrivals()).containsAll(historyOfB)
+                && ids(partner.arrivals()).containsAll(historyOfA));
     }
 
-    private RunningService instance(EmbeddedKafka kafka, LoopbackPartner partner, String name) throws Exception {
+    @AfterAll
+    static void stop() {
+        a.close();
+        b.close();
+        logs.close();
+        partner.close();
+        kafka.close();
+    }
+
+    @Test
+    @Order(1)
+    void aRecoveryAskedOfAIsPushedByTheOwnerOfTheMatchsPartitionAndAnyInstanceTellsItComplete() throws Exception {
+        // every instance keeps the whole topic, so A counts what B's match has
+        RetainedMessages storeOfA = a.bean("liveoddsRetainedMessages", RetainedMessages.class);
+        await().atMost(LONG).until(() -> storeOfA.count(new RetainedMessages.Selection(match(fightOfB), null,
+                Long.MAX_VALUE)) == historyOfB.size());
+
+        int seen = partner.arrivals().size();
+        HttpResponse<String> asked = post(a, "{\"match\":\"" + match(fightOfB) + "\",\"request_id\":\"asked-of-a\"}");
+        assertThat(asked.statusCode()).as(asked.body()).isEqualTo(202);
+        assertThat(JSON.readTree(asked.body())).isEqualTo(JSON.readTree("{\"request_id\":\"asked-of-a\",\"matches\":1,\"messages\":3}"));
+        JsonNode done = awaitEnd(a, "asked-of-a");
+        assertThat(done.path("state").asText()).as(done.toString()).isEqualTo("complete");
+        assertThat(done.path("delivered").asInt()).isEqualTo(3);
+        assertThat(awaitEnd(b, "asked-of-a").path("state").asText()).isEqualTo("complete");
+        await().atMost(LONG).until(() -> recovered(seen).size() >= historyOfB.size());
+        assertThat(recovered(seen)).containsExactlyElementsOf(historyOfB);
+        assertThat(recoveredBy(b)).isEqualTo(3.0);
+        assertThat(recoveredBy(a)).isZero();
+    }
+
+    @Test
+    @Order(2)
+    void aMatchOnThePartitionOfTheInstanceAskedIsPushedByThatInstance() throws Exception {
+        int seen = partner.arrivals().size();
+        HttpResponse<String> asked = post(a, "{\"match\":\"" + match(fightOfA) + "\",\"request_id\":\"own-match\"}");
+        assertThat(asked.statusCode()).as(asked.body()).isEqualTo(202);
+        assertThat(awaitEnd(a, "own-match").path("state").asText()).isEqualTo("complete");
+        await().atMost(LONG).until(() -> recovered(seen).size() >= historyOfA.size());
+        assertThat(recovered(seen)).containsExactlyElementsOf(historyOfA);
+        assertThat(recoveredBy(a)).isEqualTo(3.0);
+        assertThat(recoveredBy(b)).isEqualTo(3.0);
+    }
+
+    @Test
+    @Order(3)
+    void garbageOnTheControlTopicIsPassedOverAndStopsNothing() throws Exception {
+        for (String garbage : GARBAGE) {
+            kafka.send(CONTROL, "garbage", garbage);
+        }
+        kafka.sendBytes(CONTROL, "garbage", new byte[] {(byte) 0xff, (byte) 0xfe, '{'});
+        kafka.send(CONTROL, "garbage", null);
+
+        // a request written after the garbage is read, pushed and reported through it
+        int seen = partner.arrivals().size();
+        HttpResponse<String> asked = post(b, "{\"match\":\"" + match(fightOfB) + "\",\"request_id\":\"after-garbage\"}");
+        assertThat(asked.statusCode()).as(asked.body()).isEqualTo(202);
+        assertThat(awaitEnd(b, "after-garbage").path("state").asText()).isEqualTo("complete");
+        assertThat(awaitEnd(a, "after-garbage").path("state").asText()).isEqualTo("complete");
+        await().atMost(LONG).until(() -> recovered(seen).size() >= historyOfB.size());
+        assertThat(recovered(seen)).containsExactlyElementsOf(historyOfB);
+
+        // each instance passed over each garbage record, naming where it is, never what it says
+        List<String> passedOver = logs.messages().stream().filter(m -> m.contains("passed over")).toList();
+        assertThat(passedOver).hasSize(2 * (GARBAGE.size() + 2));
+        assertThat(passedOver).noneMatch(m -> m.contains("exploded") || m.contains("../") || m.contains("999"));
+    }
+
+    @Test
+    @Order(4)
+    void aRequestAcceptedWhileNoInstanceOwnsThePartitionIsPushedByTheInstanceAssignedItLater() throws Exception {
+        a.context().getRouteController().stopRoute(ROUTE);
+        b.context().getRouteController().stopRoute(ROUTE);
+        await().atMost(LONG).until(() -> ofA.owned().isEmpty() && ofB.owned().isEmpty());
+
+        int seen = partner.arrivals().size();
+        HttpResponse<String> asked = post(a, "{\"match\":\"" + match(fightOfA) + "\",\"request_id\":\"nobody-owns\"}");
+        assertThat(asked.statusCode()).as(asked.body()).isEqualTo(202);
+        String path = "/v1/liveodds/42/recovery/nobody-owns";
+        await().during(Duration.ofSeconds(2)).atMost(LONG).until(() -> state(a, path).equals("queued") && state(b, path).equals("queued"));
+
+        b.context().getRouteController().startRoute(ROUTE);
+        assertThat(awaitEnd(a, "nobody-owns").path("state").asText()).isEqualTo("complete");
+        await().atMost(LONG).until(() -> recovered(seen).size() >= historyOfA.size());
+        assertThat(recovered(seen)).containsExactlyElementsOf(historyOfA);
+        assertThat(recoveredBy(b)).isEqualTo(9.0);
+        assertThat(recoveredBy(a)).isEqualTo(3.0);
+    }
+
+    private static RunningService instance(String name) throws Exception {
         return RunningService.builder()
                 .partner(partner.baseUrl(), partner.authUrl())
                 .work(Files.createDirectories(work.resolve(name)))
@@ -144,7 +211,7 @@ class RecoveryScaleOutTest {
     }
 
     /** A snapshot, a delta and a settlement of the fight's match, in that order; their ids. */
-    private static List<String> history(EmbeddedKafka kafka, String fight) throws Exception {
+    private static List<String> history(String fight) throws Exception {
         List<String> ids = List.of("snap-" + fight, "delta-" + fight, "settled-" + fight);
         kafka.send(TOPIC, fight, message(ids.get(0), "odds", "snapshot", fight));
         kafka.send(TOPIC, fight, message(ids.get(1), "odds", "delta", fight));
@@ -175,9 +242,10 @@ class RecoveryScaleOutTest {
         }
     }
 
-    private static List<LoopbackPartner.Arrival> recovered(LoopbackPartner partner, int seen) {
+    /** The Idempotency-Keys of the pushes the partner got since {@code seen}. */
+    private static List<String> recovered(int seen) {
         List<LoopbackPartner.Arrival> all = partner.arrivals();
-        return all.subList(seen, all.size()).stream().filter(arrival -> !arrival.isHeartbeat()).toList();
+        return ids(all.subList(seen, all.size()).stream().filter(arrival -> !arrival.isHeartbeat()).toList());
     }
 
     private static List<String> ids(List<LoopbackPartner.Arrival> arrivals) {
@@ -196,8 +264,13 @@ class RecoveryScaleOutTest {
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    private static String state(RunningService service, String path) throws Exception {
+        return JSON.readTree(service.request("GET", path, "Bearer " + TOKEN).body()).path("state").asText();
+    }
+
     private static JsonNode awaitEnd(RunningService service, String requestId) {
-        return await().atMost(LONG).until(() -> JSON.readTree(service.request("GET", "/v1/liveodds/42/recovery/" + requestId,
-                "Bearer " + TOKEN).body()), s -> s.path("state").asText().equals("complete") || s.path("state").asText().equals("failed"));
+        String path = "/v1/liveodds/42/recovery/" + requestId;
+        return await().atMost(LONG).until(() -> JSON.readTree(service.request("GET", path, "Bearer " + TOKEN).body()),
+                s -> s.path("state").asText().equals("complete") || s.path("state").asText().equals("failed"));
     }
 }
