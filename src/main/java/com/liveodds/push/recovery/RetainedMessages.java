@@ -232,6 +232,17 @@ public class RetainedMessages {
         return positions;
     }
 
+    /** When the newest message kept was accepted; null when none is. */
+    public synchronized Instant newestAcceptedAt() throws SQLException {
+        if (db(false) == null) {
+            return null;
+        }
+        try (Statement s = db.createStatement(); ResultSet r = s.executeQuery("SELECT max(accepted_at) FROM retained")) {
+            long at = r.getLong(1);
+            return r.wasNull() ? null : Instant.ofEpochMilli(at);
+        }
+    }
+
     /** The topic partition of a match: the one of its latest record kept from the topic; empty if none is. */
     public synchronized OptionalInt partitionOf(String matchId) throws SQLException {
         if (db(false) == null) {

@@ -162,10 +162,7 @@ public class ControlTopic extends ServiceSupport implements RecoveryRouting, Cam
         reading = false;
         stopped.countDown();
         retainer.wakeup();
-        KafkaConsumer<String, byte[]> c = consumer;
-        if (c != null) {
-            c.wakeup();
-        }
+        wakeUp();
         if (threads != null) {
             // woken up, the readers close their consumers themselves: an interrupt would cut that close short
             context.getExecutorServiceManager().shutdownGraceful(threads, SEND_TIMEOUT.toMillis());
@@ -206,9 +203,18 @@ public class ControlTopic extends ServiceSupport implements RecoveryRouting, Cam
     /** On a partner's poll thread: partitions came here, so open parts may be this instance's now. */
     private void assigned() {
         reassess = true;
+        wakeUp();
+    }
+
+    /** Ends the control consumer's wait at once (it may just be closing: then it has nothing to wake from). */
+    private void wakeUp() {
         KafkaConsumer<String, byte[]> c = consumer;
         if (c != null) {
-            c.wakeup();
+            try {
+                c.wakeup();
+            } catch (RuntimeException closed) {
+                LOG.debug("Recovery: control consumer not woken up ({})", closed.toString());
+            }
         }
     }
 

@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * can count and list what a request covers. Each record is validated and resolved as ingest does (what ingest rejects
  * or an {@code alive} is not kept, its offset is passed); a poll's records are kept in one transaction together with
  * the offsets to go on from, which is where a restart resumes. A store without a position starts a partition at the
- * retention's start (its offset by time).
+ * retention's start (its offset by time), or after the newest message it holds when ingest filled it before.
  */
 public final class TopicRetainer {
 
@@ -158,10 +158,18 @@ public final class TopicRetainer {
         }
         c.assign(all);
         Map<Integer, Long> positions = store.topicPositions(topic);
+        Instant from = Instant.now().minus(store.retention());
+        Instant newest = positions.isEmpty() ? store.newestAcceptedAt() : null;
+        if (newest != null && newest.isAfter(from)) {
+            // a store ingest filled (before a control topic was set): what it holds is not read again, or an odds
+            // message a snapshot has dropped would come back after that snapshot
+            from = newest;
+        }
         Map<TopicPartition, Long> beginning = c.beginningOffsets(added);
         Map<TopicPartition, Long> ends = c.endOffsets(added);
         Map<TopicPartition, Long> since = new HashMap<>();
-        added.forEach(p -> since.put(p, Instant.now().minus(store.retention()).toEpochMilli()));
+        long fromMillis = from.toEpochMilli();
+        added.forEach(p -> since.put(p, fromMillis));
         Map<TopicPartition, OffsetAndTimestamp> byTime = c.offsetsForTimes(since);
         for (TopicPartition partition : added) {
             Long position = positions.get(partition.partition());

@@ -290,7 +290,14 @@ public class KafkaPartitions {
                 started.submit(() -> adoptLiveMatches(partition, offset.offset()));
             }
         }
-        assignmentListeners.forEach(Runnable::run);
+        for (Runnable listener : assignmentListeners) {
+            try {
+                listener.run();
+            } catch (RuntimeException e) {
+                // the assignment itself stands: a listener's failure is its own
+                LOG.warn("Partitions {} assigned, but a listener failed: {}", partitions, e.toString());
+            }
+        }
     }
 
     private void adoptLiveMatches(TopicPartition partition, long committedOffset) {
