@@ -96,12 +96,9 @@ final class Recovery {
         this.parts = Set.copyOf(parts);
     }
 
-    /** A part's latest report (reports of parts it was not cut into are not its own). */
+    /** A part's latest report; kept even before {@link #routed} (a fast owner), read for the parts it was cut into. */
     void reported(String part, RecoveryRouting.Progress progress) {
-        Set<String> expected = parts;
-        if (expected != null && expected.contains(part)) {
-            reports.put(part, progress);
-        }
+        reports.put(part, progress);
     }
 
     /** What the routing hands on. */

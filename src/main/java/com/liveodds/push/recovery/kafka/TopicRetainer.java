@@ -27,6 +27,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,7 +77,7 @@ public final class TopicRetainer {
             try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(properties())) {
                 consumer = c;
                 read(c, running);
-            } catch (org.apache.kafka.common.errors.WakeupException | org.apache.kafka.common.errors.InterruptException e) {
+            } catch (WakeupException | InterruptException e) {
                 return;
             } catch (SQLException | RuntimeException e) {
                 if (running.getAsBoolean()) {
@@ -128,8 +130,7 @@ public final class TopicRetainer {
             Instant now = Instant.now();
             for (ConsumerRecord<byte[], byte[]> record : records) {
                 next.put(record.partition(), record.offset() + 1);
-                push(record).ifPresent(push -> batch.add(new RetainedMessages.TopicRecord(push, record.partition(),
-                        record.timestamp() < 0 || record.timestamp() > now.toEpochMilli() ? now : Instant.ofEpochMilli(record.timestamp()))));
+                push(record).ifPresent(push -> batch.add(new RetainedMessages.TopicRecord(push, record.partition(), at(record, now))));
             }
             if (!next.isEmpty()) {
                 store.keepFromTopic(topic, batch, next);
@@ -180,6 +181,11 @@ public final class TopicRetainer {
             kept.put(partition.partition(), start);
             LOG.info("Recovery: keeping the records of {} from offset {}", partition, start);
         }
+    }
+
+    /** The time of acceptance: the record's time in the topic, the same on every instance (never later than now). */
+    private static Instant at(ConsumerRecord<byte[], byte[]> record, Instant now) {
+        return record.timestamp() < 0 || record.timestamp() > now.toEpochMilli() ? now : Instant.ofEpochMilli(record.timestamp());
     }
 
     /** The push a record makes, as ingest would make it; empty for what ingest rejects or an {@code alive}. */
