@@ -49,7 +49,8 @@ class RecoveryScaleOutTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static final String TOPIC = "upstream-so";
-    private static final String CONTROL = TOPIC + ".recovery";
+    private static final String GROUP = "g-recovery";
+    private static final String CONTROL = TOPIC + "." + GROUP + ".recovery";
     private static final String ROUTE = "liveodds-source-kafka";
     private static final int PARTITIONS = 4;
     private static final String TOKEN = "so-token";
@@ -203,7 +204,7 @@ class RecoveryScaleOutTest {
                 .set("liveodds.source", "kafka")
                 .set("liveodds.source.kafka.brokers", kafka.bootstrap())
                 .set("liveodds.source.kafka.topic", TOPIC)
-                .set("liveodds.source.kafka.group", "g-recovery")
+                .set("liveodds.source.kafka.group", GROUP)
                 .set("liveodds.source.kafka.start", "earliest")
                 .set("liveodds.source.kafka.session-timeout", "6s")
                 .set("camel.main.shutdown-timeout", "1")
