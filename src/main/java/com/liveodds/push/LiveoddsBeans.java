@@ -2,6 +2,7 @@ package com.liveodds.push;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
@@ -36,9 +37,12 @@ import com.liveodds.push.queue.KeyedQueueComponent;
 import com.liveodds.push.partner.Booking;
 import com.liveodds.push.recovery.Recoveries;
 import com.liveodds.push.recovery.RetainedMessages;
+import com.liveodds.push.recovery.kafka.ControlTopic;
+import com.liveodds.push.recovery.kafka.TopicRetainer;
 import com.liveodds.push.sandbox.PartnerSandbox;
 import com.liveodds.push.settings.PartnerSettings;
 import com.liveodds.push.settings.SettingsReader;
+import com.liveodds.push.settings.StartupSettings;
 import com.liveodds.push.source.SourceHealthCheck;
 import com.liveodds.push.source.file.InboxGuard;
 import com.liveodds.push.source.file.InboxOrder;
@@ -100,12 +104,12 @@ public class LiveoddsBeans implements CamelContextAware {
         httpSource(ingestAuthenticator);
         admin();
         jmsSource(partners);
-        kafkaSource(partners, ingest);
+        Map<String, KafkaPartitions> kafkaPartitions = kafkaSource(partners, ingest);
         SourceHealthCheck sourceCheck = new SourceHealthCheck();
         sourceCheck.setSource(settings.text("liveodds.source"));
         // readiness check "source": DOWN while the active source cannot receive (file and http have no monitor)
         bind("liveoddsSourceHealthCheck", sourceCheck);
-        recovery(partners, meters);
+        recovery(partners, meters, ingest, kafkaPartitions);
         embeddedDefault();
         status(meters);
         tracing();
@@ -159,11 +163,11 @@ public class LiveoddsBeans implements CamelContextAware {
         mapping.setMeters(meters);
         bind("liveoddsFightMapping", mapping);
         MatchIdResolver resolver = bind("liveoddsMatchIdResolver", new MatchIdResolver(mapping));
-        bind("liveoddsPushAssembler", new PushAssembler(resolver));
+        PushAssembler assembler = bind("liveoddsPushAssembler", new PushAssembler(resolver));
         MessageVerdicts verdicts = new MessageVerdicts();
         verdicts.setPartners(settings.text("liveodds.partners", ""));
         bind("liveoddsMessageVerdicts", verdicts);
-        return new Ingest(validator, rejections, resolver);
+        return new Ingest(validator, rejections, resolver, assembler);
     }
 
     /** The dead letters (routes/dead-letters.yaml, admin.yaml): the store, secrets masked, and the replay. */
@@ -298,13 +302,15 @@ public class LiveoddsBeans implements CamelContextAware {
      * ({@code <liveodds.source.kafka.group>-N}), so each keeps its own committed offsets on the broker. Per partner,
      * named with its suffix: its partitions owned, commits and the heartbeats of its matches that move with them
      * (liveoddsKafkaPartitions, with that partner's live matches), its own Kafka component liveoddsKafka (the host's
-     * kafka component and consumers are left alone) and its readiness monitor liveoddsKafkaSourceMonitor.
+     * kafka component and consumers are left alone) and its readiness monitor liveoddsKafkaSourceMonitor. Returns
+     * each partner's partitions by partner id.
      */
-    private void kafkaSource(LiveoddsPartners partners, Ingest ingest) {
+    private Map<String, KafkaPartitions> kafkaSource(LiveoddsPartners partners, Ingest ingest) {
         String brokers = settings.text("liveodds.source.kafka.brokers");
         Duration lookBack = settings.duration("liveodds.source.kafka.look-back");
         int lookBackRecords = settings.count("liveodds.source.kafka.look-back-records", 0);
         Duration revokeWait = settings.duration("liveodds.source.kafka.revoke-wait");
+        Map<String, KafkaPartitions> byPartnerId = new LinkedHashMap<>();
         partners.liveMatches().forEach((partner, liveMatches) -> {
             String suffix = partner.suffix();
             KafkaPartitions partitions = new KafkaPartitions(liveMatches, ingest.validator(), ingest.resolver());
@@ -315,14 +321,18 @@ public class LiveoddsBeans implements CamelContextAware {
             bind("liveoddsKafkaPartitions" + suffix, partitions);
             bind("liveoddsKafka" + suffix, new KafkaSourceComponent(partitions));
             bind("liveoddsKafkaSourceMonitor" + suffix, new KafkaSourceMonitor(partitions, "liveodds-source-kafka" + suffix));
+            byPartnerId.put(partner.id(), partitions);
         });
+        return byPartnerId;
     }
 
     /**
      * recovery.yaml and ingest.yaml: each accepted message kept for liveodds.recovery.retention (an SQLite file in
-     * liveodds.recovery.dir), and the partners' recoveries, pushed again through liveoddsDeliveries.
+     * liveodds.recovery.dir), and the partners' recoveries, pushed again through liveoddsDeliveries. With the Kafka
+     * source and liveodds.source.kafka.control-topic (several instances), the whole topic is kept here by a reader of
+     * its own and each recovery goes through the control topic to the instances that own its matches' partitions.
      */
-    private void recovery(LiveoddsPartners partners, Meters meters) {
+    private void recovery(LiveoddsPartners partners, Meters meters, Ingest ingest, Map<String, KafkaPartitions> kafka) {
         RetainedMessages retained = new RetainedMessages(Path.of(settings.text("liveodds.recovery.dir")),
                 settings.duration("liveodds.recovery.retention"));
         bind("liveoddsRetainedMessages", retained, null, "stop");
@@ -333,6 +343,16 @@ public class LiveoddsBeans implements CamelContextAware {
             recoveries.addPartner(partner.id(), partner.name(), bookings.get(partner.id()), meters.forPartner(partner.name()));
         }
         bind("liveoddsRecoveries", recoveries, null, "stop");
+        if (settings.flag(StartupSettings.KEPT_FROM_TOPIC)) {
+            String brokers = settings.text("liveodds.source.kafka.brokers");
+            TopicRetainer retainer = new TopicRetainer(brokers, settings.text("liveodds.source.kafka.topic"), retained,
+                    ingest.validator(), ingest.assembler());
+            ControlTopic control = new ControlTopic(recoveries, retained, kafka, retainer);
+            control.setBrokers(brokers);
+            control.setControlTopic(settings.text("liveodds.source.kafka.control-topic"));
+            recoveries.setRouting(control);
+            bind(ControlTopic.BEAN, control, "install", null);
+        }
     }
 
     /** sandbox.yaml and demo-producer.yaml: the sandbox stands in for every partner of the settings. */
@@ -386,6 +406,6 @@ public class LiveoddsBeans implements CamelContextAware {
         return context;
     }
 
-    private record Ingest(EnvelopeValidator validator, Rejections rejections, MatchIdResolver resolver) {
+    private record Ingest(EnvelopeValidator validator, Rejections rejections, MatchIdResolver resolver, PushAssembler assembler) {
     }
 }

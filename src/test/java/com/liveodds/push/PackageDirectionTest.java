@@ -35,6 +35,8 @@ import org.junit.jupiter.api.Test;
  *   ops         logs, meters, masking: reads only settings             settings: reads nothing of the bundle
  *   httpapi, auth, sandbox, demo, tracing: small leaves beside the bottom  fixtures, booking: read partner (the bookings)
  *   recovery    what was accepted, pushed again: reads ingest, delivery, partner, queue (a hold on a match)
+ *   recovery.kafka  several instances on Kafka: the whole topic kept, recoveries to the partitions' owners; reads
+ *               recovery, ingest, delivery, and of the sources source.kafka (which partitions are whose)
  * </pre>
  *
  * Delivery's progress of a push, {@code delivery.DeliveryState}, is read by delivery alone. Read from the sources'
@@ -72,6 +74,7 @@ class PackageDirectionTest {
             Map.entry("fixtures", Set.of("httpapi", "partner")),
             Map.entry("booking", Set.of("httpapi", "partner")),
             Map.entry("recovery", Set.of("httpapi", "partner", "delivery", "ingest", "queue")),
+            Map.entry("recovery.kafka", Set.of("recovery", "ingest", "delivery", "source.kafka")),
             Map.entry("sandbox", Set.of()),
             Map.entry("demo", Set.of()),
             Map.entry("tracing", Set.of()),

@@ -14,11 +14,14 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
@@ -58,6 +61,10 @@ import org.slf4j.LoggerFactory;
  * theirs; within that it queues as fast as it reads, so that the older messages it brings are queued before the live
  * ones that follow them. {@code GET .../recovery/{id}} tells
  * how far it got. At most {@code max-requests} recoveries per partner in 10 minutes (429 with {@code Retry-After}).
+ * <p>
+ * With a {@link RecoveryRouting} (several instances on Kafka), an accepted request is handed on instead of run here:
+ * each instance runs the parts whose matches it owns ({@link #runPart}), and every instance learns of every request
+ * ({@link #remember}: GET answers anywhere, the limit counts them all) and of its parts' progress ({@link #progress}).
  */
 public class Recoveries implements CamelContextAware {
 
@@ -82,12 +89,18 @@ public class Recoveries implements CamelContextAware {
     private final Map<String, Partner> partners = new LinkedHashMap<>();
     private CamelContext context;
     private volatile PartnerDeliveries deliveries;
+    private volatile RecoveryRouting routing;
 
     /** @param queueShare the pushes a partner's delivery queues hold at most (a quarter of them is a recovery's) */
     public Recoveries(RetainedMessages store, int maxRequests, int queueShare) {
         this.store = store;
         this.maxRequests = maxRequests;
         this.window = Math.max(MIN_WINDOW, queueShare / 4);
+    }
+
+    /** Hands accepted requests on to the instances that own their matches instead of running them here. */
+    public void setRouting(RecoveryRouting routing) {
+        this.routing = routing;
     }
 
     /** A partner recoveries are asked for: its id (of the path), name ({@code ""} for the single partner) and booking. */
@@ -128,8 +141,99 @@ public class Recoveries implements CamelContextAware {
         partner.admit(recovery, now, maxRequests);
         LOG.info("Recovery {} of partner {}: {} matches, {} messages", recovery.requestId(), partner.label(),
                 selections.size(), messages);
-        partner.runner(context).execute(() -> run(partner, recovery));
+        if (routing == null) {
+            partner.runner(context).execute(() -> run(partner, recovery, () -> OptionalLong.of(store.newest())));
+        } else {
+            route(partner, recovery);
+        }
         return recovery.accepted().toString();
+    }
+
+    /** Hands the request on before it is answered 202: a request nobody will push is refused, and not counted. */
+    private void route(Partner partner, Recovery recovery) {
+        try {
+            recovery.routed(routing.route(recovery.request()));
+        } catch (RuntimeException e) {
+            partner.forget(recovery);
+            LOG.warn("Recovery {} of partner {} could not be handed on: {}", recovery.requestId(), partner.label(), e.toString());
+            throw new HttpProblem(503, "unavailable", "the recovery could not be handed to the instances that push its"
+                    + " matches: ask again", 5);
+        }
+    }
+
+    /**
+     * A routed request, as every instance learns it (the one that accepted it included): known to GET and to
+     * {@code /admin/status} here, and counted toward its partner's limit. A request id known already changes nothing.
+     */
+    public void remember(RecoveryRouting.Request request, Set<String> parts) {
+        Partner partner = partners.get(request.partnerId());
+        if (partner == null) {
+            return;
+        }
+        List<RetainedMessages.Selection> selections = request.matches().stream()
+                .map(match -> new RetainedMessages.Selection(match, request.after(), 0)).toList();
+        Recovery recovery = new Recovery(request.requestId(), partner.name, request.partnerId(), selections,
+                request.messages(), request.askedAt());
+        recovery.routed(parts);
+        partner.remember(recovery);
+    }
+
+    /** A part's progress, as the instance that pushes it reports it. */
+    public void progress(String partnerId, String requestId, String part, RecoveryRouting.Progress progress) {
+        Partner partner = partners.get(partnerId);
+        Recovery recovery = partner == null ? null : partner.recoveries.get(requestId);
+        if (recovery != null) {
+            recovery.reported(part, progress);
+        }
+    }
+
+    /**
+     * Runs a part of a routed request here, on the partner's recovery thread after the recoveries before it: its
+     * matches from their retained messages up to {@link RecoveryRouting.Part#upTo}, through the partner's delivery.
+     */
+    public void runPart(RecoveryRouting.Part part) {
+        Partner partner = partners.get(part.request().partnerId());
+        if (partner == null) {
+            part.dropped();
+            return;
+        }
+        try {
+            partner.runner(context).execute(() -> runPart(partner, part));
+        } catch (RejectedExecutionException stopping) {
+            part.dropped();
+        }
+    }
+
+    private void runPart(Partner partner, RecoveryRouting.Part part) {
+        String requestId = part.request().requestId();
+        try {
+            OptionalLong upTo = part.upTo();
+            if (upTo.isEmpty()) {
+                part.dropped();
+                return;
+            }
+            List<RetainedMessages.Selection> selections = new ArrayList<>();
+            int messages = 0;
+            for (String match : part.matches()) {
+                RetainedMessages.Selection selection = new RetainedMessages.Selection(match, part.request().after(),
+                        upTo.getAsLong());
+                selections.add(selection);
+                messages += store.count(selection);
+            }
+            Recovery recovery = new Recovery(requestId, partner.name, partner.id, selections, messages, Instant.now());
+            part.started(recovery::progress);
+            if (run(partner, recovery, part::upTo)) {
+                part.ended(recovery.progress());
+            } else {
+                part.dropped();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            part.dropped();
+        } catch (Exception e) {
+            LOG.warn("Recovery {} of partner {}: a part failed: {}", requestId, partner.label(), e.toString());
+            part.ended(new RecoveryRouting.Progress("failed", 0, 0, 0, Instant.now(), "the retained messages could not be read"));
+        }
     }
 
     /** {@code GET .../recovery/{requestId}}: how far it got; 404 for an id this partner has not used. */
@@ -235,8 +339,12 @@ public class Recoveries implements CamelContextAware {
      * Pushes the recovery's messages again, match after match, at most {@link #window} in delivery at once. Each match
      * is held in the partner's queue while its messages are read and queued: its live pushes queued meanwhile (newer
      * than what is read, so the partner must have them last) wait behind them, and its source never waits.
+     *
+     * @param bound the newest retained message to push, asked once the match is held (with Kafka, once the store holds
+     *              what this instance's consumer handed on); empty when the match is no longer this instance's to push
+     * @return false when it stopped there, its matches left to the instance that owns them now
      */
-    private void run(Partner partner, Recovery recovery) {
+    private boolean run(Partner partner, Recovery recovery, Callable<OptionalLong> bound) {
         recovery.running();
         Semaphore window = new Semaphore(this.window);
         AtomicInteger handedBack = new AtomicInteger();
@@ -244,7 +352,12 @@ public class Recoveries implements CamelContextAware {
             for (RetainedMessages.Selection asked : recovery.selections()) {
                 try (KeyHold hold = deliveries().hold(partner.name, asked.matchId())) {
                     // read once held: what is accepted from now on is queued behind the hold
-                    RetainedMessages.Selection selection = asked.upTo(store.newest());
+                    OptionalLong upTo = bound.call();
+                    if (upTo.isEmpty()) {
+                        // not ended here: the instance that owns its partition now pushes it and reports its end
+                        return false;
+                    }
+                    RetainedMessages.Selection selection = asked.upTo(upTo.getAsLong());
                     long from = 0;
                     for (List<RetainedMessages.Retained> page = store.page(selection, from); !page.isEmpty();
                          page = store.page(selection, from)) {
@@ -261,11 +374,12 @@ public class Recoveries implements CamelContextAware {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             recovery.end("interrupted: the service is stopping");
-        } catch (SQLException | RuntimeException e) {
+        } catch (Exception e) {
             LOG.warn("Recovery {} of partner {} failed: {}", recovery.requestId(), partner.label(), e.getMessage());
             recovery.end("the retained messages could not be read");
         }
         LOG.info("Recovery {} of partner {}: {}", recovery.requestId(), partner.label(), recovery.status());
+        return true;
     }
 
     private void push(Partner partner, Recovery recovery, KeyHold hold, RetainedMessages.Retained message, Runnable done,
@@ -366,6 +480,31 @@ public class Recoveries implements CamelContextAware {
             if (order.size() > KEPT) {
                 recoveries.remove(order.removeFirst().requestId());
             }
+        }
+
+        /** A request learnt from another instance: remembered like one admitted here, counted at its time. */
+        synchronized void remember(Recovery recovery) {
+            if (recoveries.putIfAbsent(recovery.requestId(), recovery) != null) {
+                return;
+            }
+            // reports come a little late: kept in time order for the limit
+            List<Instant> later = new ArrayList<>();
+            while (!admitted.isEmpty() && admitted.peekLast().isAfter(recovery.askedAt())) {
+                later.add(0, admitted.removeLast());
+            }
+            admitted.addLast(recovery.askedAt());
+            admitted.addAll(later);
+            order.addLast(recovery);
+            if (order.size() > KEPT) {
+                recoveries.remove(order.removeFirst().requestId());
+            }
+        }
+
+        /** Takes back a request admitted here that could not be handed on. */
+        synchronized void forget(Recovery recovery) {
+            recoveries.remove(recovery.requestId(), recovery);
+            order.remove(recovery);
+            admitted.removeLastOccurrence(recovery.askedAt());
         }
 
         /** 429 with the seconds until the oldest recovery of the last 10 minutes leaves the window. */

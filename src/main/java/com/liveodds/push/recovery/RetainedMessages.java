@@ -11,7 +11,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
 
 import com.liveodds.push.delivery.Push;
 import com.liveodds.push.ingest.UpstreamMessage;
@@ -28,6 +31,11 @@ import org.slf4j.LoggerFactory;
  * stays bounded by what the retention holds; freed pages are reused and given back by incremental vacuum.
  * A message is kept once per match: accepted again (a dead letter replayed), it keeps its first place. The file is
  * made with the first message kept; a retention of {@code 0} keeps nothing and makes no file.
+ * <p>
+ * With several instances on Kafka every instance keeps every record of the topic ({@link #keepFromTopic}, from a
+ * reader outside the consumer groups): each row then knows its partition, and the next offset to read of
+ * each partition is committed in the same transaction as the rows, so the reader resumes exactly where it stopped
+ * (reading a record twice would put an odds message the latest snapshot dropped back after it).
  */
 public class RetainedMessages {
 
@@ -52,6 +60,7 @@ public class RetainedMessages {
     private PreparedStatement latestSnapshot;
     private PreparedStatement countQuery;
     private PreparedStatement pageQuery;
+    private PreparedStatement position;
 
     public RetainedMessages(Path dir, Duration retention) {
         this.dir = dir;
@@ -99,9 +108,22 @@ public class RetainedMessages {
             s.execute("CREATE INDEX IF NOT EXISTS retained_time ON retained (accepted_at)");
             // a message accepted again (a dead letter replayed) keeps its first place
             s.execute("CREATE UNIQUE INDEX IF NOT EXISTS retained_message ON retained (match_id, message_id)");
+            // a record of the Kafka topic: its partition there (a file made before the column gets it now)
+            boolean hasPartition = false;
+            try (ResultSet r = s.executeQuery("PRAGMA table_info(retained)")) {
+                while (r.next()) {
+                    hasPartition |= "topic_partition".equals(r.getString("name"));
+                }
+            }
+            if (!hasPartition) {
+                s.execute("ALTER TABLE retained ADD COLUMN topic_partition INTEGER");
+            }
+            s.execute("CREATE TABLE IF NOT EXISTS topic_position (topic TEXT NOT NULL, topic_partition INTEGER NOT NULL, "
+                    + "next_offset INTEGER NOT NULL, PRIMARY KEY (topic, topic_partition))");
         }
-        insert = db.prepareStatement("INSERT OR IGNORE INTO retained (match_id, message_id, type, snapshot, accepted_at, body) "
-                + "VALUES (?, ?, ?, ?, ?, ?)", Statement.RETURN_GENERATED_KEYS);
+        insert = db.prepareStatement("INSERT OR IGNORE INTO retained (match_id, message_id, type, snapshot, accepted_at, body,"
+                + " topic_partition) VALUES (?, ?, ?, ?, ?, ?, ?)", Statement.RETURN_GENERATED_KEYS);
+        position = db.prepareStatement("INSERT OR REPLACE INTO topic_position (topic, topic_partition, next_offset) VALUES (?, ?, ?)");
         dropOlderOdds = db.prepareStatement("DELETE FROM retained WHERE match_id = ? AND type = 'odds' AND seq < ?");
         latestSnapshot = db.prepareStatement(
                 "SELECT coalesce(max(seq), 0) FROM retained WHERE match_id = ? AND snapshot = 1 AND seq <= ?");
@@ -127,24 +149,36 @@ public class RetainedMessages {
         if (push.isHeartbeat() || db(true) == null) {
             return;
         }
-        boolean isSnapshot = push.isSnapshot();
         db.setAutoCommit(false);
         try {
-            insert.setString(1, push.matchId());
-            insert.setString(2, push.messageId());
-            insert.setString(3, push.messageType());
-            insert.setInt(4, isSnapshot ? 1 : 0);
-            insert.setLong(5, System.currentTimeMillis());
-            insert.setString(6, push.json());
-            if (insert.executeUpdate() == 1 && isSnapshot) {
-                long seq;
-                try (ResultSet keys = insert.getGeneratedKeys()) {
-                    keys.next();
-                    seq = keys.getLong(1);
-                }
-                dropOlderOdds.setString(1, push.matchId());
-                dropOlderOdds.setLong(2, seq);
-                dropOlderOdds.executeUpdate();
+            keep(push, System.currentTimeMillis(), null);
+            db.commit();
+        } catch (SQLException e) {
+            db.rollback();
+            throw e;
+        } finally {
+            db.setAutoCommit(true);
+        }
+    }
+
+    /**
+     * Keeps records of the upstream Kafka topic, in the topic's order, and where the reader goes on from ({@code next}:
+     * partition → next offset, records that make no push included), in one transaction.
+     */
+    public synchronized void keepFromTopic(String topic, List<TopicRecord> records, Map<Integer, Long> next) throws SQLException {
+        if (db(true) == null) {
+            return;
+        }
+        db.setAutoCommit(false);
+        try {
+            for (TopicRecord record : records) {
+                keep(record.push(), record.at().toEpochMilli(), record);
+            }
+            for (Map.Entry<Integer, Long> partition : next.entrySet()) {
+                position.setString(1, topic);
+                position.setInt(2, partition.getKey());
+                position.setLong(3, partition.getValue());
+                position.executeUpdate();
             }
             db.commit();
         } catch (SQLException e) {
@@ -152,6 +186,74 @@ public class RetainedMessages {
             throw e;
         } finally {
             db.setAutoCommit(true);
+        }
+    }
+
+    /** One insert, in the caller's transaction; a snapshot drops the odds of its match before it. */
+    private void keep(Push push, long acceptedAt, TopicRecord from) throws SQLException {
+        boolean isSnapshot = push.isSnapshot();
+        insert.setString(1, push.matchId());
+        insert.setString(2, push.messageId());
+        insert.setString(3, push.messageType());
+        insert.setInt(4, isSnapshot ? 1 : 0);
+        insert.setLong(5, acceptedAt);
+        insert.setString(6, push.json());
+        if (from == null) {
+            insert.setNull(7, java.sql.Types.INTEGER);
+        } else {
+            insert.setInt(7, from.partition());
+        }
+        if (insert.executeUpdate() == 1 && isSnapshot) {
+            long seq;
+            try (ResultSet keys = insert.getGeneratedKeys()) {
+                keys.next();
+                seq = keys.getLong(1);
+            }
+            dropOlderOdds.setString(1, push.matchId());
+            dropOlderOdds.setLong(2, seq);
+            dropOlderOdds.executeUpdate();
+        }
+    }
+
+    /** Where the topic's reader goes on from: partition → next offset, as last kept. */
+    public synchronized Map<Integer, Long> topicPositions(String topic) throws SQLException {
+        Map<Integer, Long> positions = new LinkedHashMap<>();
+        if (db(false) == null) {
+            return positions;
+        }
+        try (PreparedStatement q = db.prepareStatement("SELECT topic_partition, next_offset FROM topic_position WHERE topic = ?")) {
+            q.setString(1, topic);
+            try (ResultSet r = q.executeQuery()) {
+                while (r.next()) {
+                    positions.put(r.getInt(1), r.getLong(2));
+                }
+            }
+        }
+        return positions;
+    }
+
+    /** When the newest message kept was accepted; null when none is. */
+    public synchronized Instant newestAcceptedAt() throws SQLException {
+        if (db(false) == null) {
+            return null;
+        }
+        try (Statement s = db.createStatement(); ResultSet r = s.executeQuery("SELECT max(accepted_at) FROM retained")) {
+            long at = r.getLong(1);
+            return r.wasNull() ? null : Instant.ofEpochMilli(at);
+        }
+    }
+
+    /** The topic partition of a match: the one of its latest record kept from the topic; empty if none is. */
+    public synchronized OptionalInt partitionOf(String matchId) throws SQLException {
+        if (db(false) == null) {
+            return OptionalInt.empty();
+        }
+        try (PreparedStatement q = db.prepareStatement("SELECT topic_partition FROM retained WHERE match_id = ?"
+                + " AND topic_partition IS NOT NULL ORDER BY seq DESC LIMIT 1")) {
+            q.setString(1, matchId);
+            try (ResultSet r = q.executeQuery()) {
+                return r.next() ? OptionalInt.of(r.getInt(1)) : OptionalInt.empty();
+            }
         }
     }
 
@@ -257,6 +359,10 @@ public class RetainedMessages {
         q.setLong(3, selection.upTo());
         q.setLong(4, snapshot);
         q.setLong(5, selection.after() == null ? Long.MIN_VALUE : selection.after().toEpochMilli());
+    }
+
+    /** A record of the upstream topic to keep: the push it makes, its partition, and its time in the topic. */
+    public record TopicRecord(Push push, int partition, Instant at) {
     }
 
     /** One message retained: its place in the order, id, type, the body as it was pushed, and whether it is a snapshot. */

@@ -76,6 +76,12 @@ public final class StartupSettings {
     public static final String INGEST_MODE = "liveodds.source.http.auth.mode";
     public static final String INGEST_TOKENS = "liveodds.source.http.auth.tokens";
     public static final String INGEST_TOKENS_SETTING = "liveodds.source.http.auth.tokens-setting";
+    /**
+     * Derived: with the Kafka source and a control topic (and a retention), every instance keeps the whole topic for
+     * recovery with a reader of its own and pushes the recoveries of the matches its partitions carry (contract 20,
+     * scale-out), so ingest does not keep the topic's records itself.
+     */
+    public static final String KEPT_FROM_TOPIC = "liveodds.recovery.kept-from-topic";
     /** Derived: whether the HTTP source is the active source (its check warns about missing tokens only then). */
     public static final String INGEST_IN_USE = "liveodds.source.http.auth.in-use";
 
@@ -150,6 +156,9 @@ public final class StartupSettings {
         derived.put("liveodds.source.kafka.session-timeout-ms", millis(lookup, "liveodds.source.kafka.session-timeout", "15s"));
         derived.put("liveodds.source.kafka.max-poll-interval-ms", millis(lookup, "liveodds.source.kafka.max-poll-interval", "11m"));
         derived.put("liveodds.source.kafka.poll-timeout-ms", millis(lookup, "liveodds.source.kafka.poll-timeout", "500ms"));
+        derived.put(KEPT_FROM_TOPIC, Boolean.toString("kafka".equals(source)
+                && isSet(lookup.apply("liveodds.source.kafka.control-topic"))
+                && !Durations.parse(valueOr(lookup.apply("liveodds.recovery.retention"), "10h")).isZero()));
         // the beans take sizes as a byte count
         SIZE_KEYS.forEach((key, fallback) ->
                 derived.put(key + "-bytes", Long.toString(Durations.parseBytes(valueOr(lookup.apply(key), fallback)))));

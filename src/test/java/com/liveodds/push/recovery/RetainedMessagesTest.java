@@ -5,9 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 import com.liveodds.push.delivery.Push;
 import org.junit.jupiter.api.Test;
@@ -54,6 +58,38 @@ class RetainedMessagesTest {
         }
     }
 
+    /** Several instances on Kafka: the topic's records with their partition, and where the reader goes on, together. */
+    @Test
+    void recordsOfTheTopicKeepTheirPartitionAndTheReadersPositionAlsoInAFileMadeBefore() throws Exception {
+        // a file as a release without the topic's columns made it, with one message ingest kept
+        Files.createDirectories(dir);
+        try (Connection old = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("retained.db"));
+             Statement s = old.createStatement()) {
+            s.execute("CREATE TABLE retained (seq INTEGER PRIMARY KEY AUTOINCREMENT, match_id TEXT NOT NULL, "
+                    + "message_id TEXT NOT NULL, type TEXT NOT NULL, snapshot INTEGER NOT NULL, accepted_at INTEGER NOT NULL, "
+                    + "body TEXT NOT NULL)");
+            s.execute("INSERT INTO retained (match_id, message_id, type, snapshot, accepted_at, body) "
+                    + "VALUES ('match:7', 'before', 'market_settlement', 0, 1000, '{}')");
+        }
+        RetainedMessages store = new RetainedMessages(dir, Duration.ofHours(10));
+        try {
+            assertThat(store.topicPositions("t")).isEmpty();
+            assertThat(store.newestAcceptedAt()).isEqualTo(Instant.ofEpochMilli(1000));
+            assertThat(store.partitionOf("match:7")).isEmpty();
+            Instant at = Instant.now().minusSeconds(5);
+            store.keepFromTopic("t", List.of(new RetainedMessages.TopicRecord(push("snap", "odds", true), 3, at),
+                    new RetainedMessages.TopicRecord(push("d1", "odds", false), 3, at)), Map.of(3, 12L, 1, 4L));
+            assertThat(store.topicPositions("t")).containsOnly(Map.entry(3, 12L), Map.entry(1, 4L));
+            assertThat(store.topicPositions("other")).isEmpty();
+            assertThat(store.partitionOf("match:7")).hasValue(3);
+            assertThat(store.newestAcceptedAt()).isEqualTo(Instant.ofEpochMilli(at.toEpochMilli()));
+            RetainedMessages.Selection all = new RetainedMessages.Selection("match:7", null, store.newest());
+            assertThat(ids(store.page(all, 0))).containsExactly("before", "snap", "d1");
+        } finally {
+            store.stop();
+        }
+    }
+
     @Test
     void whatIsOlderThanTheRetentionIsPruned() throws Exception {
         RetainedMessages store = new RetainedMessages(dir, Duration.ofMillis(50));
@@ -78,8 +114,11 @@ class RetainedMessagesTest {
     }
 
     private static void accept(RetainedMessages store, String id, String type, boolean snapshot) throws Exception {
-        store.accepted(new Push(id, "match:7", type, "{\"message_id\":\"" + id + "\"}", null, Instant.now(),
-                snapshot ? "snapshot" : "delta"));
+        store.accepted(push(id, type, snapshot));
+    }
+
+    private static Push push(String id, String type, boolean snapshot) {
+        return new Push(id, "match:7", type, "{\"message_id\":\"" + id + "\"}", null, Instant.now(), snapshot ? "snapshot" : "delta");
     }
 
     private static List<String> ids(List<RetainedMessages.Retained> page) {

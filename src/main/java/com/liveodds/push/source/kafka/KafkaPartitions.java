@@ -4,11 +4,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -57,6 +59,7 @@ public class KafkaPartitions {
     private final MatchIdResolver resolver;
     private final Map<TopicPartition, Ownership> owners = new ConcurrentHashMap<>();
     private final Set<Consumer<?, ?>> consumers = ConcurrentHashMap.newKeySet();
+    private final List<Runnable> assignmentListeners = new CopyOnWriteArrayList<>();
     /** Made by {@link #start()} (when its component starts), shut down by {@link #stop()}. */
     private volatile ExecutorService lookBacks;
     private volatile String brokers;
@@ -113,6 +116,7 @@ public class KafkaPartitions {
         // when its first message is still on the way
         matchOf(body).ifPresent(owner.matches::add);
         owner.progress.handedOn(offset);
+        owner.next = offset + 1;
         SourceHandover.attach(exchange, new SourceHandover() {
             @Override
             public boolean isWithdrawn() {
@@ -179,6 +183,20 @@ public class KafkaPartitions {
 
     public Set<TopicPartition> owned() {
         return Set.copyOf(owners.keySet());
+    }
+
+    /**
+     * The offset of the partition's next record this instance hands on (its records before it are handed on, or were
+     * before the partition came here); empty when the partition is not this instance's, -1 while not yet known.
+     */
+    public OptionalLong nextToHandOn(TopicPartition partition) {
+        Ownership owner = owners.get(partition);
+        return owner == null ? OptionalLong.empty() : OptionalLong.of(owner.next);
+    }
+
+    /** Runs on a poll thread after partitions are assigned here (they are {@link #owned()} by then): keep it short. */
+    public void onAssigned(Runnable listener) {
+        assignmentListeners.add(listener);
     }
 
     Set<Consumer<?, ?>> consumers() {
@@ -252,17 +270,32 @@ public class KafkaPartitions {
         if (partitions.isEmpty()) {
             return;
         }
-        partitions.forEach(partition -> owners.put(partition, new Ownership(consumer)));
+        Map<TopicPartition, Ownership> taken = new LinkedHashMap<>();
+        partitions.forEach(partition -> taken.put(partition, new Ownership(consumer)));
+        owners.putAll(taken);
         Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(partitions));
         for (TopicPartition partition : partitions) {
             OffsetAndMetadata offset = committed.get(partition);
             LOG.info("Partition {} assigned, starting at committed offset {}", partition, offset == null ? "none" : offset.offset());
+            try {
+                taken.get(partition).next = consumer.position(partition);
+            } catch (RuntimeException e) {
+                LOG.debug("Partition {}: position not known yet ({}); its first record tells", partition, e.toString());
+            }
             if (offset != null && offset.offset() > 0) {
                 ExecutorService started = lookBacks;
                 if (started == null) {
                     throw new IllegalStateException("the Kafka source's partitions are not started");
                 }
                 started.submit(() -> adoptLiveMatches(partition, offset.offset()));
+            }
+        }
+        for (Runnable listener : assignmentListeners) {
+            try {
+                listener.run();
+            } catch (RuntimeException e) {
+                // the assignment itself stands: a listener's failure is its own
+                LOG.warn("Partitions {} assigned, but a listener failed: {}", partitions, e.toString());
             }
         }
     }
@@ -293,6 +326,8 @@ public class KafkaPartitions {
         private final PartitionProgress progress = new PartitionProgress();
         private final Set<String> matches = ConcurrentHashMap.newKeySet();
         private volatile boolean owned = true;
+        /** Written on the poll thread only. */
+        private volatile long next = -1;
 
         Ownership(Consumer<?, ?> consumer) {
             this.consumer = consumer;
