@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.core.JsonParser;
@@ -34,6 +35,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.liveodds.push.delivery.PartnerDeliveries;
 import com.liveodds.push.delivery.Push;
+import com.liveodds.push.delivery.SourceHandover;
 import com.liveodds.push.delivery.PushOutcome;
 import com.liveodds.push.httpapi.HttpProblem;
 import com.liveodds.push.ops.Meters;
@@ -142,7 +144,7 @@ public class Recoveries implements CamelContextAware {
         LOG.info("Recovery {} of partner {}: {} matches, {} messages", recovery.requestId(), partner.label(),
                 selections.size(), messages);
         if (routing == null) {
-            partner.runner(context).execute(() -> run(partner, recovery, () -> OptionalLong.of(store.newest())));
+            partner.runner(context).execute(() -> run(partner, recovery, () -> OptionalLong.of(store.newest()), () -> true));
         } else {
             route(partner, recovery);
         }
@@ -222,7 +224,7 @@ public class Recoveries implements CamelContextAware {
             }
             Recovery recovery = new Recovery(requestId, partner.name, partner.id, selections, messages, Instant.now());
             part.started(recovery::progress);
-            if (run(partner, recovery, part::upTo)) {
+            if (run(partner, recovery, part::upTo, part::isHere)) {
                 part.ended(recovery.progress());
             } else {
                 part.dropped();
@@ -342,9 +344,11 @@ public class Recoveries implements CamelContextAware {
      *
      * @param bound the newest retained message to push, asked once the match is held (with Kafka, once the store holds
      *              what this instance's consumer handed on); empty when the match is no longer this instance's to push
+     * @param here   whether its matches are still this instance's to push: its pushes still queued are withdrawn (handed
+     *               back unsent) once they are not
      * @return false when it stopped there, its matches left to the instance that owns them now
      */
-    private boolean run(Partner partner, Recovery recovery, Callable<OptionalLong> bound) {
+    private boolean run(Partner partner, Recovery recovery, Callable<OptionalLong> bound, BooleanSupplier here) {
         recovery.running();
         Semaphore window = new Semaphore(this.window);
         AtomicInteger handedBack = new AtomicInteger();
@@ -363,13 +367,17 @@ public class Recoveries implements CamelContextAware {
                          page = store.page(selection, from)) {
                         for (RetainedMessages.Retained message : page) {
                             window.acquire();
-                            push(partner, recovery, hold, message, window::release, handedBack);
+                            push(partner, recovery, hold, message, here, window::release, handedBack);
                             from = message.seq();
                         }
                     }
                 }
             }
             window.acquire(this.window);
+            if (!here.getAsBoolean()) {
+                // what was withdrawn is the new owner's to push, and its end to report
+                return false;
+            }
             recovery.end(handedBack.get() == 0 ? null : handedBack.get() + " pushes were handed back (the service is stopping?)");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -382,14 +390,30 @@ public class Recoveries implements CamelContextAware {
         return true;
     }
 
-    private void push(Partner partner, Recovery recovery, KeyHold hold, RetainedMessages.Retained message, Runnable done,
-                      AtomicInteger handedBack) {
+    private void push(Partner partner, Recovery recovery, KeyHold hold, RetainedMessages.Retained message,
+                      BooleanSupplier here, Runnable done, AtomicInteger handedBack) {
         Exchange exchange = new DefaultExchange(context, ExchangePattern.InOut);
         // a retained snapshot supersedes the odds of its match queued before it, as it did when it was first pushed
         exchange.getMessage().setBody(new Push(message.messageId(), (String) hold.key(), message.type(), message.body(),
                 message.body(), Instant.now(), message.snapshot() ? "snapshot" : null));
         exchange.getMessage().setHeader(KeyedQueueConstants.BEFORE, hold);
         exchange.setVariable(PartnerDeliveries.PARTNER, partner.name);
+        SourceHandover.attach(exchange, new SourceHandover() {
+            @Override
+            public boolean isWithdrawn() {
+                return !here.getAsBoolean();
+            }
+
+            @Override
+            public void acknowledge() {
+                // counted by the recovery as it ends
+            }
+
+            @Override
+            public void handBack(String why) {
+                // counted by the recovery as it ends
+            }
+        });
         deliveries().process(exchange, doneSync -> {
             PushOutcome outcome = PushOutcome.of(exchange);
             if (outcome != null && outcome.isDelivered()) {

@@ -49,6 +49,9 @@ public interface RecoveryRouting {
          */
         OptionalLong upTo() throws Exception;
 
+        /** Whether its partition is still this instance's: its pushes queued here are withdrawn once it is not. */
+        boolean isHere();
+
         /** The part runs; its progress can be read while it does. */
         void started(Supplier<Progress> progress);
 

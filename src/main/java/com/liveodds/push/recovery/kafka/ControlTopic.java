@@ -506,6 +506,11 @@ public class ControlTopic extends ServiceSupport implements RecoveryRouting, Cam
         }
 
         @Override
+        public boolean isHere() {
+            return next(part).isPresent();
+        }
+
+        @Override
         public void started(Supplier<Progress> progress) {
             Running run = new Running(part, progress);
             running.put(part.key(), run);
