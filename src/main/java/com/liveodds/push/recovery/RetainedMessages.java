@@ -149,16 +149,7 @@ public class RetainedMessages {
         if (push.isHeartbeat() || db(true) == null) {
             return;
         }
-        db.setAutoCommit(false);
-        try {
-            keep(push, System.currentTimeMillis(), null);
-            db.commit();
-        } catch (SQLException e) {
-            db.rollback();
-            throw e;
-        } finally {
-            db.setAutoCommit(true);
-        }
+        inTransaction(() -> keep(push, System.currentTimeMillis(), null));
     }
 
     /**
@@ -169,8 +160,7 @@ public class RetainedMessages {
         if (db(true) == null) {
             return;
         }
-        db.setAutoCommit(false);
-        try {
+        inTransaction(() -> {
             for (TopicRecord record : records) {
                 keep(record.push(), record.at().toEpochMilli(), record);
             }
@@ -180,6 +170,14 @@ public class RetainedMessages {
                 position.setLong(3, partition.getValue());
                 position.executeUpdate();
             }
+        });
+    }
+
+    /** Under the monitor: the work commits as a whole, or not at all. */
+    private void inTransaction(Work work) throws SQLException {
+        db.setAutoCommit(false);
+        try {
+            work.run();
             db.commit();
         } catch (SQLException e) {
             db.rollback();
@@ -187,6 +185,10 @@ public class RetainedMessages {
         } finally {
             db.setAutoCommit(true);
         }
+    }
+
+    private interface Work {
+        void run() throws SQLException;
     }
 
     /** One insert, in the caller's transaction; a snapshot drops the odds of its match before it. */
