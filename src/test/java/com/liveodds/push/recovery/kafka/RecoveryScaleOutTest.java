@@ -195,12 +195,42 @@ class RecoveryScaleOutTest {
         assertThat(recoveredBy(a)).isEqualTo(3.0);
     }
 
+    @Test
+    @Order(5)
+    void aPartWhosePartitionMovesWhileItIsPushedIsWithdrawnThereAndPushedByTheNewOwner() throws Exception {
+        String moving = match(fightOfB);
+        partner.failing(path -> path.contains(moving));
+        double byA = recoveredBy(a);
+        double byB = recoveredBy(b);
+        int seen = partner.arrivals().size();
+        HttpResponse<String> asked = post(a, "{\"match\":\"" + moving + "\",\"request_id\":\"moved\"}");
+        assertThat(asked.statusCode()).as(asked.body()).isEqualTo(202);
+        // b owns every partition since the last test: its first push of the part is refused, and it waits to retry
+        await().atMost(LONG).until(() -> partner.arrivals().subList(seen, partner.arrivals().size()).stream()
+                .anyMatch(arrival -> arrival.status() == 503 && historyOfB.contains(arrival.messageId())));
+
+        b.context().getRouteController().stopRoute(ROUTE);
+        a.context().getRouteController().startRoute(ROUTE);
+        await().atMost(LONG).until(() -> ofA.owned().size() == PARTITIONS && ofB.owned().isEmpty());
+        partner.failing(path -> false);
+
+        assertThat(awaitEnd(a, "moved").path("state").asText()).isEqualTo("complete");
+        await().atMost(LONG).until(() -> recoveredBy(a) - byA >= historyOfB.size());
+        // what b had queued went back unsent once the partition left it (its retries, 1 s apart at most, would have
+        // come by now): the new owner pushed the part
+        await().during(Duration.ofSeconds(3)).atMost(LONG).until(() -> recoveredBy(b) == byB);
+        assertThat(partner.arrivals().subList(seen, partner.arrivals().size()).stream()
+                .filter(arrival -> arrival.status() == 202 && !arrival.isHeartbeat()).map(LoopbackPartner.Arrival::messageId))
+                .containsExactlyElementsOf(historyOfB);
+    }
+
     private static RunningService instance(String name) throws Exception {
         return RunningService.builder()
                 .partner(partner.baseUrl(), partner.authUrl())
                 .work(Files.createDirectories(work.resolve(name)))
                 .set("liveodds.fixtures.auth.tokens", TOKEN)
                 .set("liveodds.heartbeat.interval", "1h")
+                .set("liveodds.delivery.backoff.max", "1s")
                 .set("liveodds.source", "kafka")
                 .set("liveodds.source.kafka.brokers", kafka.bootstrap())
                 .set("liveodds.source.kafka.topic", TOPIC)
