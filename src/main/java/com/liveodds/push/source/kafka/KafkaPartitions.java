@@ -12,7 +12,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 import com.liveodds.push.delivery.SourceHandover;
 import com.liveodds.push.heartbeat.LiveMatches;
@@ -20,8 +19,10 @@ import com.liveodds.push.ingest.EnvelopeValidator;
 import com.liveodds.push.ingest.MatchIdResolver;
 import com.liveodds.push.ingest.RejectedMessageException;
 import com.liveodds.push.ingest.UpstreamMessage;
+import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.kafka.KafkaConstants;
+import org.apache.camel.spi.ExecutorServiceManager;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -60,8 +61,9 @@ public class KafkaPartitions {
     private final Map<TopicPartition, Ownership> owners = new ConcurrentHashMap<>();
     private final Set<Consumer<?, ?>> consumers = ConcurrentHashMap.newKeySet();
     private final List<Runnable> assignmentListeners = new CopyOnWriteArrayList<>();
-    /** Made by {@link #start()} (when its component starts), shut down by {@link #stop()}. */
+    /** Made by {@link #start(CamelContext)} (when its component starts), shut down by {@link #stop()}. */
     private volatile ExecutorService lookBacks;
+    private ExecutorServiceManager threads;
     private volatile String brokers;
     private volatile Duration lookBack = Duration.ofMinutes(30);
     private volatile int lookBackRecords = 10_000;
@@ -203,16 +205,20 @@ public class KafkaPartitions {
         return consumers;
     }
 
-    /** The look-back thread comes with the start of the source's component: partitions of no route cost nothing. */
-    public synchronized void start() {
+    /**
+     * The look-back thread (of the context's ExecutorServiceManager) comes with the start of the source's component:
+     * partitions of no route cost nothing.
+     */
+    public synchronized void start(CamelContext context) {
         if (lookBacks == null || lookBacks.isShutdown()) {
-            lookBacks = Executors.newSingleThreadExecutor(r -> new Thread(r, "kafka-look-back"));
+            threads = context.getExecutorServiceManager();
+            lookBacks = threads.newSingleThreadExecutor(this, "kafka-look-back");
         }
     }
 
     public synchronized void stop() {
         if (lookBacks != null) {
-            lookBacks.shutdownNow();
+            threads.shutdownNow(lookBacks);
         }
     }
 

@@ -46,7 +46,7 @@ public class KafkaSourceComponent extends KafkaComponent {
 
     @Override
     protected void doStart() throws Exception {
-        partitions.start();
+        partitions.start(getCamelContext());
         super.doStart();
     }
 
