@@ -219,8 +219,16 @@ public class PartnerPushes implements CamelContextAware {
         return OUTCOMES.length - 1;
     }
 
-    /** The seven timers, made on first use (the meter registry exists once the CamelContext runs). */
+    /**
+     * The seven timers, made on first use (the meter registry exists once the CamelContext runs), by one thread: the
+     * first pushes of every match would otherwise each build them under the registry's lock.
+     */
     private Timer[] timers() {
+        Timer[] cached = timers;
+        return cached != null ? cached : makeTimers();
+    }
+
+    private synchronized Timer[] makeTimers() {
         Timer[] cached = timers;
         if (cached == null) {
             if (registryBean == null && camelContext == null) {
