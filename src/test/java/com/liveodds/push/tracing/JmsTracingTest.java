@@ -117,6 +117,9 @@ class JmsTracingTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> heartbeats().size() >= 2);
         List<SpanData> heartbeats = heartbeats();
         assertThat(heartbeats).extracting(SpanData::getTraceId).doesNotHaveDuplicates().doesNotContain(upstream.traceId);
+        // the request's span ends before the push route's that holds it: wait for that one too
+        await().atMost(Duration.ofSeconds(10)).until(() -> heartbeats.stream().allMatch(heartbeat ->
+                InMemoryTraces.traces().get(heartbeat.getTraceId()).stream().anyMatch(s -> !s.getParentSpanContext().isValid())));
         for (SpanData heartbeat : heartbeats) {
             List<SpanData> trace = InMemoryTraces.traces().get(heartbeat.getTraceId());
             assertThat(trace).filteredOn(s -> !s.getParentSpanContext().isValid())
