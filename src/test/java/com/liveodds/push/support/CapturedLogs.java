@@ -28,7 +28,12 @@ public final class CapturedLogs implements AutoCloseable {
     }
 
     public List<String> messages() {
-        return appender.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+        List<ILoggingEvent> events;
+        // logback appends under the appender's monitor: a copy taken under it is whole (a service's threads log on)
+        synchronized (appender) {
+            events = List.copyOf(appender.list);
+        }
+        return events.stream().map(ILoggingEvent::getFormattedMessage).toList();
     }
 
     @Override
