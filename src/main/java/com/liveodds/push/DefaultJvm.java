@@ -58,6 +58,7 @@ final class DefaultJvm {
         Process child = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.INHERIT)
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         // SIGTERM (or Ctrl-C) to this JVM: the service gets it too and ends as it would alone; this JVM then exits with its code
+        // (a JVM shutdown hook, and this launcher JVM runs no CamelContext: no ExecutorServiceManager to ask)
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             child.destroy();
             try {
@@ -84,6 +85,7 @@ final class DefaultJvm {
 
     /** The parent holds the write end of our stdin: when it ends, however it ended, the service stops as on SIGTERM. */
     private static void stopWhenParentEnds() {
+        // started before the CamelContext exists and must outlive its shutdown: not a thread of its ExecutorServiceManager
         Thread watch = new Thread(() -> {
             try (InputStream parent = System.in) {
                 while (parent.read() >= 0) {
