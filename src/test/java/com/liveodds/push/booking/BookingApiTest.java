@@ -72,7 +72,7 @@ class BookingApiTest {
     void aBookingIsInForceForPushesAndTheFixturesListingAsSoonAsItIsAnswered() throws Exception {
         String before = "not-booked-" + UUID.randomUUID();
         service.drop("b1-" + before + ".json", Messages.odds(before, Messages.external("bk-1", 44120030)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> messageIds(partners.b).contains(before));
+        await().atMost(Duration.ofSeconds(30)).until(() -> messageIds(partners.b).contains(before));
         assertThat(messageIds(a)).doesNotContain(before);
         assertThat(liveOdds("101")).containsEntry("match:44120030", false);
 
@@ -83,7 +83,7 @@ class BookingApiTest {
         assertThat(liveOdds("101")).containsEntry("match:44120030", true);
         String after = "booked-" + UUID.randomUUID();
         service.drop("b2-" + after + ".json", Messages.odds(after, Messages.external("bk-1", 44120030)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> messageIds(a).contains(after));
+        await().atMost(Duration.ofSeconds(30)).until(() -> messageIds(a).contains(after));
 
         HttpResponse<String> unbooked = call("DELETE", "/v1/liveodds/101/booking/match:44120030", "bk-a-token");
         assertThat(unbooked.statusCode()).isEqualTo(200);
@@ -91,7 +91,7 @@ class BookingApiTest {
         assertThat(liveOdds("101")).containsEntry("match:44120030", false);
         String unbookedMessage = "unbooked-" + UUID.randomUUID();
         service.drop("b3-" + unbookedMessage + ".json", Messages.odds(unbookedMessage, Messages.external("bk-1", 44120030)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> messageIds(partners.b).contains(unbookedMessage));
+        await().atMost(Duration.ofSeconds(30)).until(() -> messageIds(partners.b).contains(unbookedMessage));
         await().during(Duration.ofMillis(300)).until(() -> !messageIds(a).contains(unbookedMessage));
     }
 

@@ -70,7 +70,7 @@ class CrashAndShutdownTest {
         try (ServiceProcess second = ServiceProcess.start(settings, work.resolve("second.log"))) {
             await().atMost(Duration.ofSeconds(90)).until(() -> deliveredIds().containsAll(ids));
             // acknowledged too: the file moves once its push is delivered, a moment after the partner has it
-            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(work.resolve("inbox/.done/crash-0399.json")));
+            await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(work.resolve("inbox/.done/crash-0399.json")));
         }
         List<LoggedRequest> pushes = partner.pushes();
         assertThat(deliveredIds()).containsAll(ids);
@@ -103,7 +103,7 @@ class CrashAndShutdownTest {
             // queued behind term-1 in the queue of its match: it must not go out while term-1 is handed back
             RunningService.drop(work.resolve("inbox"), "term-2.json", Messages.odds("term-2", Messages.external("1", 77)));
             int managementPort = Integer.parseInt(settings.get("camel.management.port"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> Double.valueOf(2.0)
+            await().atMost(Duration.ofSeconds(30)).until(() -> Double.valueOf(2.0)
                     .equals(MetricsScrape.of(managementPort).value("liveodds_backlog_messages")));
             // exits long before the Retry-After (120 s) ends: the push was handed back, not waited out
             Duration took = service.terminate(Duration.ofSeconds(60));
@@ -118,7 +118,7 @@ class CrashAndShutdownTest {
         partner.acceptingEverything();
         try (ServiceProcess restarted = ServiceProcess.start(settings, work.resolve("term2.log"))) {
             await().atMost(Duration.ofSeconds(90)).until(() -> deliveredIds().contains("term-2"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(work.resolve("inbox/.done/term-2.json")));
+            await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(work.resolve("inbox/.done/term-2.json")));
             assertThat(partner.pushes()).extracting(r -> r.getHeader("Idempotency-Key")).containsExactly("term-1", "term-2");
         }
     }

@@ -36,7 +36,7 @@ class DeliveryIsolationTest {
             for (long match : idle) {
                 service.drop(String.format("%06d.json", seq++), Messages.odds("idle-" + match, Messages.external("f" + match, match)));
             }
-            await().atMost(Duration.ofSeconds(10)).until(() -> delivered(partner).size() == idle.size());
+            await().atMost(Duration.ofSeconds(30)).until(() -> delivered(partner).size() == idle.size());
 
             // the failing match stays in retry until it is let through below: everything asserted before that happens
             // beside it

@@ -51,7 +51,7 @@ class DeliveryMetricsTest {
             assertThat(after.value("liveodds_live_matches")).isEqualTo(2.0);
             assertThat(after.value("liveodds_pushes_retried_total")).isPositive();
 
-            await().atMost(Duration.ofSeconds(10)).until(() -> MetricsScrape.of(service).value("liveodds_heartbeat_lateness_seconds_count") != null
+            await().atMost(Duration.ofSeconds(30)).until(() -> MetricsScrape.of(service).value("liveodds_heartbeat_lateness_seconds_count") != null
                     && MetricsScrape.of(service).value("liveodds_heartbeat_lateness_seconds_count") >= 2);
             assertThat(MetricsScrape.of(service).value("liveodds_heartbeat_lateness_seconds_max")).isLessThan(0.5);
         }

@@ -57,7 +57,7 @@ class SupersedeTest {
             // match 9501: deltas with a settlement and a rollback between them; match 9502 gets no snapshot
             drop(service, 9501, "a01", "delta");
             drop(service, 9502, "b01", "delta");
-            await().atMost(Duration.ofSeconds(10)).until(() -> partner.arrivals().size() >= 2);
+            await().atMost(Duration.ofSeconds(30)).until(() -> partner.arrivals().size() >= 2);
             drop(service, 9501, "a02", "delta");
             drop(service, 9501, "a03", SETTLEMENT);
             drop(service, 9501, "a04", "deactivation");
@@ -66,12 +66,12 @@ class SupersedeTest {
             drop(service, 9502, "b02", "delta");
             drop(service, 9502, "b03", SETTLEMENT);
             drop(service, 9502, "b04", "delta");
-            await().atMost(Duration.ofSeconds(10)).until(() -> backlog(service, "match:9501") == 6 && backlog(service, "match:9502") == 4);
+            await().atMost(Duration.ofSeconds(30)).until(() -> backlog(service, "match:9501") == 6 && backlog(service, "match:9502") == 4);
 
             drop(service, 9501, "a07", "snapshot");
             // at once, the partner still down: the earlier odds are acknowledged (moved to .done) and leave the backlog;
             // a01 was waiting out a back-off, a02, a04 and a06 were queued
-            await().atMost(Duration.ofSeconds(5)).until(() -> acknowledged(service, "a01", "a02", "a04", "a06"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged(service, "a01", "a02", "a04", "a06"));
             assertThat(backlog(service, "match:9501")).as("a03, a05 and the snapshot").isEqualTo(3);
             assertThat(pending(service, "a03", "a05", "a07", "b01", "b02", "b03", "b04")).as("still held by the source").isTrue();
             assertThat(MetricsScrape.of(service).value("liveodds_messages_superseded_total")).isEqualTo(4.0);
@@ -87,11 +87,11 @@ class SupersedeTest {
             assertThat(accepted("match:9502")).as("no snapshot, nothing lost").containsExactly("b01", "b02", "b03", "b04");
             assertThat(partner.arrivals()).extracting(LoopbackPartner.Arrival::messageId).doesNotContain("a02", "a04", "a06");
             assertThat(attemptsOf("a01")).as("never pushed again once superseded").isEqualTo(a01Attempts);
-            await().atMost(Duration.ofSeconds(10)).until(() -> acknowledged(service, "a03", "a05", "a07", "a08", "a09", "a10", "b04"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged(service, "a03", "a05", "a07", "a08", "a09", "a10", "b04"));
             assertThat(service.deadLetterCount()).as("a superseded message is no dead letter").isZero();
             assertThat(totals(service).path("superseded").asLong()).isEqualTo(4);
             assertThat(totals(service).path("delivered").asLong()).isEqualTo(10);
-            await().atMost(Duration.ofSeconds(5)).until(() -> MetricsScrape.of(service).value("liveodds_backlog_messages") == 0
+            await().atMost(Duration.ofSeconds(30)).until(() -> MetricsScrape.of(service).value("liveodds_backlog_messages") == 0
                     && MetricsScrape.of(service).value("liveodds_oldest_undelivered_seconds") == 0);
         }
     }
@@ -101,11 +101,11 @@ class SupersedeTest {
         partner.failing(path -> true);
         try (RunningService service = service(false)) {
             drop(service, 9511, "c01", "delta");
-            await().atMost(Duration.ofSeconds(10)).until(() -> !partner.arrivals().isEmpty());
+            await().atMost(Duration.ofSeconds(30)).until(() -> !partner.arrivals().isEmpty());
             drop(service, 9511, "c02", "delta");
             drop(service, 9511, "c03", "snapshot");
             drop(service, 9511, "c04", "delta");
-            await().atMost(Duration.ofSeconds(10)).until(() -> backlog(service, "match:9511") == 4);
+            await().atMost(Duration.ofSeconds(30)).until(() -> backlog(service, "match:9511") == 4);
             partner.failing(path -> false);
             await().atMost(Duration.ofSeconds(60)).until(() -> accepted("match:9511").size() == 4);
             assertThat(accepted("match:9511")).containsExactly("c01", "c02", "c03", "c04");
@@ -126,10 +126,10 @@ class SupersedeTest {
                 .set("liveodds.upstream.max-silence", "0")
                 .start()) {
             CompletableFuture<HttpResponse<String>> first = ingest(service, odds("h01", 9521, "delta"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> !partner.arrivals().isEmpty());
+            await().atMost(Duration.ofSeconds(30)).until(() -> !partner.arrivals().isEmpty());
             CompletableFuture<HttpResponse<String>> second = ingest(service, odds("h02", 9521, "delta"));
             CompletableFuture<HttpResponse<String>> settlement = ingest(service, Messages.message(SETTLEMENT, "h03", Messages.external("1", 9521)));
-            await().atMost(Duration.ofSeconds(5)).until(() -> backlog(service, "match:9521") == 3);
+            await().atMost(Duration.ofSeconds(30)).until(() -> backlog(service, "match:9521") == 3);
             CompletableFuture<HttpResponse<String>> snapshot = ingest(service, odds("h04", 9521, "snapshot"));
 
             for (CompletableFuture<HttpResponse<String>> superseded : List.of(first, second)) {
@@ -162,10 +162,10 @@ class SupersedeTest {
                     .atPriority(1).willReturn(aResponse().withStatus(422).withFixedDelay(1500)));
             drop(service, 9541, "w01", "delta");
             // last_push_at is set when the attempt goes out; its answer takes 1.5 s
-            await().atMost(Duration.ofSeconds(10)).until(() -> match(service, "match:9541").path("last_push_at").isTextual());
+            await().atMost(Duration.ofSeconds(30)).until(() -> match(service, "match:9541").path("last_push_at").isTextual());
             assertThat(match(service, "match:9541").path("attempts").asInt()).as("not answered yet").isZero();
             drop(service, 9541, "w02", "snapshot");
-            await().atMost(Duration.ofSeconds(10)).until(() -> acknowledged(service, "w01", "w02"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged(service, "w01", "w02"));
             assertThat(wire.pushes()).extracting(r -> r.getHeader("Idempotency-Key")).containsExactly("w01", "w02");
             assertThat(service.deadLetterCount()).isZero();
             assertThat(totals(service).path("superseded").asLong()).isEqualTo(1);
@@ -188,7 +188,7 @@ class SupersedeTest {
             RunningService.drop(inbox, "k04.json", odds("k04", 9531, "delta"));
             RunningService.drop(inbox, "k05.json", odds("k05", 9531, "snapshot"));
             RunningService.drop(inbox, "k06.json", odds("k06", 9531, "delta"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(inbox.resolve(".done/k01.json"))
+            await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(inbox.resolve(".done/k01.json"))
                     && Files.exists(inbox.resolve(".done/k02.json")) && Files.exists(inbox.resolve(".done/k04.json")));
             first.kill();
         }
@@ -198,7 +198,7 @@ class SupersedeTest {
         partner.failing(path -> false);
         try (ServiceProcess second = ServiceProcess.start(settings, work.resolve("second.log"))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> accepted("match:9531").size() >= 3);
-            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(inbox.resolve(".done/k06.json")));
+            await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(inbox.resolve(".done/k06.json")));
         }
         assertThat(accepted("match:9531")).containsExactly("k03", "k05", "k06");
     }

@@ -60,12 +60,12 @@ class WithdrawDuringBackoffTest {
             });
             service.context().createProducerTemplate().asyncSendBody("direct:host-source",
                     Messages.odds("w-1", Messages.external("f1", 9101)));
-            await().atMost(Duration.ofSeconds(10)).until(() -> Meters.registry(service.context())
+            await().atMost(Duration.ofSeconds(30)).until(() -> Meters.registry(service.context())
                     .counter("liveodds.pushes.retried").count() == 1);
 
             // the other matches go on while this one waits
             service.drop("other.json", Messages.odds("o-1", Messages.external("f2", 9102)));
-            await().atMost(Duration.ofSeconds(10)).until(() -> partner.arrivals().stream().anyMatch(a -> a.status() == 202));
+            await().atMost(Duration.ofSeconds(30)).until(() -> partner.arrivals().stream().anyMatch(a -> a.status() == 202));
 
             withdrawn.set(true);
             // handed back while the 120 s back-off still runs: not waited out

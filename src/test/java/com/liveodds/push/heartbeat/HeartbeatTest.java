@@ -97,11 +97,11 @@ class HeartbeatTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> n.get() >= 15);
             producer.shutdownNow();
             int sent = n.get();
-            await().atMost(Duration.ofSeconds(10)).until(() -> pushesTo(partner, "match:103").stream()
+            await().atMost(Duration.ofSeconds(30)).until(() -> pushesTo(partner, "match:103").stream()
                     .filter(r -> r.getUrl().endsWith("/odds")).count() >= sent);
             assertThat(heartbeats(partner, "match:103")).as("busy for %d pushes", sent).isEmpty();
 
-            await().atMost(Duration.ofSeconds(10)).until(() -> heartbeats(partner, "match:103").size() >= 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> heartbeats(partner, "match:103").size() >= 1);
             List<LoggedRequest> pushes = pushesTo(partner, "match:103");
             long lastOdds = pushes.stream().filter(r -> r.getUrl().endsWith("/odds")).mapToLong(r -> r.getLoggedDate().getTime()).max().orElseThrow();
             long firstHeartbeat = heartbeats(partner, "match:103").get(0).getLoggedDate().getTime();
@@ -115,7 +115,7 @@ class HeartbeatTest {
     void upstreamSilenceStopsHeartbeatsAndTurnsReadinessDownUntilUpstreamSpeaksAgain() throws Exception {
         try (WireMockPartner partner = new WireMockPartner().acceptingEverything(); RunningService service = start(partner, "5s")) {
             service.drop("u-001.json", Messages.odds("silence-1", Messages.external("4", 104)));
-            await().atMost(Duration.ofSeconds(10)).until(() -> heartbeats(partner, "match:104").size() >= 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> heartbeats(partner, "match:104").size() >= 1);
             await().atMost(Duration.ofSeconds(15)).until(() -> service.management("/observe/health").statusCode() == 503);
             HttpResponse<String> down = service.management("/observe/health");
             assertThat(down.body()).contains("\"name\":\"upstream\"").contains("\"status\":\"DOWN\"");
@@ -123,11 +123,11 @@ class HeartbeatTest {
 
             int heartbeatsWhenSilent = heartbeats(partner, "match:104").size();
             await("no heartbeat while upstream is silent").during(Duration.ofMillis(2 * INTERVAL_MS + TOLERANCE_MS))
-                    .atMost(Duration.ofSeconds(10)).until(() -> heartbeats(partner, "match:104").size() == heartbeatsWhenSilent);
+                    .atMost(Duration.ofSeconds(30)).until(() -> heartbeats(partner, "match:104").size() == heartbeatsWhenSilent);
 
             service.drop("u-002.json", Messages.alive());
-            await().atMost(Duration.ofSeconds(5)).until(() -> heartbeats(partner, "match:104").size() > heartbeatsWhenSilent);
-            await().atMost(Duration.ofSeconds(5)).until(() -> service.management("/observe/health").statusCode() == 200);
+            await().atMost(Duration.ofSeconds(30)).until(() -> heartbeats(partner, "match:104").size() > heartbeatsWhenSilent);
+            await().atMost(Duration.ofSeconds(30)).until(() -> service.management("/observe/health").statusCode() == 200);
         }
     }
 
@@ -139,7 +139,7 @@ class HeartbeatTest {
                     .inScenario("held").whenScenarioStateIs("Started")
                     .willReturn(aResponse().withStatus(503).withHeader("Retry-After", "5")).willSetStateTo("ok"));
             service.drop("o-001.json", Messages.odds("held-1", Messages.external("5", 105)));
-            await().atMost(Duration.ofSeconds(10)).until(() -> heartbeats(partner, "match:105").size() >= 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> heartbeats(partner, "match:105").size() >= 1);
             service.drop("o-002.json", Messages.odds("held-2", Messages.external("5", 105)));
             await().atMost(Duration.ofSeconds(20)).until(() -> pushesTo(partner, "match:105").stream()
                     .filter(r -> "held-2".equals(r.getHeader("Idempotency-Key"))).count() == 2);
@@ -148,7 +148,7 @@ class HeartbeatTest {
             int first = indexOf(pushes, "held-2");
             int last = pushes.size() - 1 - indexOf(reversed(pushes), "held-2");
             assertThat(last - first).as("nothing between the failed attempt and its retry 5 s later").isEqualTo(1);
-            await().atMost(Duration.ofSeconds(5)).until(() -> pushesTo(partner, "match:105").size() > last + 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> pushesTo(partner, "match:105").size() > last + 1);
             assertThat(pushesTo(partner, "match:105").get(last + 1).getUrl()).endsWith("/heartbeat");
         }
     }

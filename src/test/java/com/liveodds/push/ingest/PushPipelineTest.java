@@ -54,7 +54,7 @@ class PushPipelineTest {
         service.drop("a-003.json", Messages.message("rollback_settlement", "m-roll-1", Messages.external("1", 41234567)));
         service.drop("a-004.json", Messages.odds("m-utf8", "{\"fight_id\":\"1\",\"fight_id_sr\":\"match:41234567\",\"note\":\"Jos\u00e9 Aldo \u2013 \u0141\u00f3d\u017a\"}"));
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> partner.pushes().stream()
+        await().atMost(Duration.ofSeconds(30)).until(() -> partner.pushes().stream()
                 .filter(r -> r.getHeader("Idempotency-Key").startsWith("m-")).count() >= 4);
 
         assertPush("m-odds-1", "/partner/v1/liveodds/42/match:41234567/odds");
@@ -63,7 +63,7 @@ class PushPipelineTest {
         LoggedRequest utf8 = partner.pushes().stream().filter(r -> "m-utf8".equals(r.getHeader("Idempotency-Key"))).findFirst().orElseThrow();
         assertThat(new String(utf8.getBody(), java.nio.charset.StandardCharsets.UTF_8)).as("UTF-8 on the wire")
                 .contains("Jos\u00e9 Aldo \u2013 \u0141\u00f3d\u017a");
-        await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(service.done().resolve("a-003.json")));
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(service.done().resolve("a-003.json")));
         assertThat(service.inbox().resolve("a-001.json")).doesNotExist();
     }
 
@@ -76,7 +76,7 @@ class PushPipelineTest {
         service.drop("b-004.json", Messages.odds("p-fallback", "{\"fight_id\":\"7\",\"card_id\":\"4412\",\"correction\":0}"));
         service.drop("b-005.json", Messages.odds("p-fallback-2", "{\"fight_id\":\"1234\",\"card_id\":\"4412\",\"correction\":\"2\"}"));
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> partner.pushes().stream()
+        await().atMost(Duration.ofSeconds(30)).until(() -> partner.pushes().stream()
                 .filter(r -> r.getHeader("Idempotency-Key").startsWith("p-")).count() >= 5);
 
         assertPush("p-ext", "/partner/v1/liveodds/42/match:777/odds");
@@ -98,7 +98,7 @@ class PushPipelineTest {
         service.drop("c-006.json", "");
         service.drop("c-007.json", Messages.odds("c-valid-2", Messages.external("3", 900)));
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> service.deadLetterCount() >= before + 5
+        await().atMost(Duration.ofSeconds(30)).until(() -> service.deadLetterCount() >= before + 5
                 && partner.pushes().stream().anyMatch(r -> "c-valid-2".equals(r.getHeader("Idempotency-Key"))));
         assertThat(partner.pushes().stream().filter(r -> "c-valid-1".equals(r.getHeader("Idempotency-Key")))).hasSize(1);
 
@@ -115,7 +115,7 @@ class PushPipelineTest {
             assertThat(l.path("reason").asText()).startsWith("unresolvable match");
         });
         assertThat(letters).anySatisfy(l -> assertThat(l.path("reason").asText()).isEqualTo("empty message"));
-        await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(service.done().resolve("c-002.json")));
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(service.done().resolve("c-002.json")));
     }
 
     private static String reasonFor(List<JsonNode> letters, String body) {

@@ -37,7 +37,7 @@ class PartnerReadinessTest {
             assertThat(health.partner().tokenExpiresIn()).isPositive();
 
             // the attempts of the push route land in the service's metrics
-            await().atMost(Duration.ofSeconds(10)).until(() -> service.management("/observe/metrics").body()
+            await().atMost(Duration.ofSeconds(30)).until(() -> service.management("/observe/metrics").body()
                     .matches("(?s).*liveodds_push_attempt_seconds_count\\{outcome=\"2xx\",?\\} [1-9].*"));
             assertThat(service.management("/observe/metrics").body())
                     .contains("liveodds_push_attempt_seconds_bucket{outcome=\"2xx\"");

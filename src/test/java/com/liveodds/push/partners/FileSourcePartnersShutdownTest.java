@@ -35,7 +35,7 @@ class FileSourcePartnersShutdownTest {
                     first.drop(id + ".json", Messages.odds(id, Messages.external("s", 901)));
                 }
                 await().atMost(Duration.ofSeconds(20)).until(() -> delivered(a).containsAll(ids));
-                await().atMost(Duration.ofSeconds(10)).until(() -> b.arrivals().stream().anyMatch(r -> "stop-00".equals(r.messageId())));
+                await().atMost(Duration.ofSeconds(30)).until(() -> b.arrivals().stream().anyMatch(r -> "stop-00".equals(r.messageId())));
             } finally {
                 long stopping = System.nanoTime();
                 first.close();
@@ -46,7 +46,7 @@ class FileSourcePartnersShutdownTest {
             b.failing(path -> false);
             try (RunningService second = start(a, b)) {
                 await().atMost(Duration.ofSeconds(30)).until(() -> delivered(b).containsAll(ids));
-                await().atMost(Duration.ofSeconds(10)).until(() -> ids.stream().allMatch(id -> Files.exists(second.done().resolve(id + ".json"))));
+                await().atMost(Duration.ofSeconds(30)).until(() -> ids.stream().allMatch(id -> Files.exists(second.done().resolve(id + ".json"))));
             }
         }
     }

@@ -76,7 +76,7 @@ class FileSourcePartnersTest {
         assertThat(ids(a, "book-")).containsExactlyInAnyOrder("book-900", "book-901", "book-902");
         assertThat(ids(b, "book-")).containsExactlyInAnyOrder("book-900", "book-901");
         assertThat(ids(c, "book-")).containsExactlyInAnyOrder("book-901", "book-902");
-        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(service.done().resolve("book-001.json"))
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(service.done().resolve("book-001.json"))
                 && Files.exists(service.done().resolve("book-002.json")) && Files.exists(service.done().resolve("book-003.json")));
         assertThat(service.inbox().resolve("book-002.json")).doesNotExist();
         // each partner got each of its messages once: no partner read a file twice
@@ -99,9 +99,9 @@ class FileSourcePartnersTest {
         // the valid message behind them reaches everyone who booked it, the bad ones are settled for all partners
         await().atMost(Duration.ofSeconds(20)).until(() -> ids(a, "bad-").contains("bad-after")
                 && ids(b, "bad-").contains("bad-after") && ids(c, "bad-").contains("bad-after"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(service.done().resolve("bad-002.json"))
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(service.done().resolve("bad-002.json"))
                 && Files.exists(service.done().resolve("bad-005.json")));
-        await().atMost(Duration.ofSeconds(10)).until(() -> service.deadLetterCount() - lettersBefore >= 4);
+        await().atMost(Duration.ofSeconds(30)).until(() -> service.deadLetterCount() - lettersBefore >= 4);
         // once, not once per partner: the count holds still
         await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
                 .until(() -> service.deadLetterCount() - lettersBefore == 4 && rejected() - rejectedBefore == 4.0);
@@ -131,9 +131,9 @@ class FileSourcePartnersTest {
                     .max().orElseThrow();
             System.out.printf("partner b down: 12 files reached partner a within %d ms%n", (lastAtA - dropped) / 1_000_000);
             assertThat((lastAtA - dropped) / 1_000_000).as("ms for partner a while b is down").isLessThan(5000);
-            await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(service.done().resolve("down--unbooked.json")));
+            await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(service.done().resolve("down--unbooked.json")));
             // b has none of them: every file waits in the inbox for it, none in .done
-            await().atMost(Duration.ofSeconds(5)).until(() -> b.arrivals().stream().anyMatch(r -> id(r).startsWith("down-")));
+            await().atMost(Duration.ofSeconds(30)).until(() -> b.arrivals().stream().anyMatch(r -> id(r).startsWith("down-")));
             assertThat(sent).allSatisfy(id -> {
                 assertThat(service.inbox().resolve(id + ".json")).exists();
                 assertThat(service.done().resolve(id + ".json")).doesNotExist();
@@ -149,7 +149,7 @@ class FileSourcePartnersTest {
                         Collectors.toList())));
         assertThat(byMatch.get("match:900")).containsExactly("down-01", "down-03", "down-05", "down-07", "down-09", "down-11");
         assertThat(byMatch.get("match:901")).containsExactly("down-00", "down-02", "down-04", "down-06", "down-08", "down-10");
-        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(service.done().resolve("down-11.json"))
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(service.done().resolve("down-11.json"))
                 && Files.exists(service.done().resolve("down-10.json")));
         try (var left = Files.list(service.inbox())) {
             assertThat(left.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("down-"))).isEmpty();
@@ -170,7 +170,7 @@ class FileSourcePartnersTest {
             // a's queues are full: its reading waits before the bad file, which b and c judge and report without it
             service.drop("held-99-bad.json", "{\"message_id\": \"held-bad\", not json");
             await().atMost(Duration.ofSeconds(20)).until(() -> ids(b, "held-").size() == 8 && ids(c, "held-").size() == 8);
-            await().atMost(Duration.ofSeconds(10)).until(() -> service.deadLetterCount() - lettersBefore == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> service.deadLetterCount() - lettersBefore == 1);
             assertThat(rejected() - rejectedBefore).isEqualTo(1.0);
             assertThat(service.inbox().resolve("held-99-bad.json")).as("a has not read it yet").exists();
         } finally {

@@ -54,14 +54,14 @@ class ManyPartnersTest {
         service.drop("m-002.json", Messages.odds("only-a-1", Messages.external("2", 901)));
         service.drop("m-003.json", Messages.odds("both-2", Messages.external("1", 900)));
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> ids(a).containsAll(List.of("both-1", "only-a-1", "both-2"))
+        await().atMost(Duration.ofSeconds(30)).until(() -> ids(a).containsAll(List.of("both-1", "only-a-1", "both-2"))
                 && ids(b).containsAll(List.of("both-1", "both-2")));
         assertThat(a.arrivals()).filteredOn(r -> !r.isHeartbeat())
                 .allSatisfy(r -> assertThat(r.path()).startsWith("/partner/v1/liveodds/101/"));
         assertThat(b.arrivals()).filteredOn(r -> !r.isHeartbeat())
                 .allSatisfy(r -> assertThat(r.path()).startsWith("/partner/v1/liveodds/202/match:900/"));
         assertThat(ids(b)).doesNotContain("only-a-1");
-        await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(service.done().resolve("m-003.json")));
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(service.done().resolve("m-003.json")));
     }
 
     private static List<String> ids(LoopbackPartner partner) {

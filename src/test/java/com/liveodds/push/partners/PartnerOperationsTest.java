@@ -69,7 +69,7 @@ class PartnerOperationsTest {
                     .singleElement().satisfies(l -> assertThat(l.has("partner")).as("no partner: not listed as null").isFalse());
 
             // metrics: every series of a partner's meters names its partner
-            await().atMost(Duration.ofSeconds(10)).until(() -> metrics(service).contains("liveodds_partner_up{partner=\"b\"} 0.0"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> metrics(service).contains("liveodds_partner_up{partner=\"b\"} 0.0"));
             String metrics = metrics(service);
             List<String> unlabelled = new ArrayList<>();
             for (String line : metrics.split("\n")) {

@@ -52,7 +52,7 @@ class RecoveryCrashTest {
             try (ServiceProcess first = ServiceProcess.start(settings, work.resolve("first.log"))) {
                 await().atMost(Duration.ofSeconds(60)).until(() -> delivered(partner).containsAll(ids));
                 // the last one is acknowledged (moved to .done) only after it was kept: nothing of it is lost to a kill
-                await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(inbox.resolve(".done/crash-039.json")));
+                await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(inbox.resolve(".done/crash-039.json")));
                 partner.latency(200);
                 int seen = partner.arrivals().size();
                 HttpResponse<String> asked = recovery(settings);

@@ -97,7 +97,7 @@ class RetainedMessagesTest {
             for (int i = 0; i < 5000; i++) {
                 accept(store, "m" + i, "market_settlement", false);
             }
-            await().atMost(Duration.ofSeconds(10)).until(() -> store.prune() >= 0 && store.matches().isEmpty());
+            await().atMost(Duration.ofSeconds(30)).until(() -> store.prune() >= 0 && store.matches().isEmpty());
         } finally {
             store.stop();
         }

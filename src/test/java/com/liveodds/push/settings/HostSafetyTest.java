@@ -51,7 +51,7 @@ class HostSafetyTest {
             main.start();
             CamelContext context = main.getCamelContext();
             try {
-                await().atMost(Duration.ofSeconds(10)).until(() -> interceptedRoutes.contains("host-tick"));
+                await().atMost(Duration.ofSeconds(30)).until(() -> interceptedRoutes.contains("host-tick"));
                 // read first (file-name order): a bad message, then one match whose first push is retried (the partner
                 // answers 503) while the others wait behind it for room
                 write(inbox, "00-bad.json", "{\"message_id\": \"bad\", \"message_type\": ");

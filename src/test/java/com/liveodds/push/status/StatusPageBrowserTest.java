@@ -78,7 +78,7 @@ class StatusPageBrowserTest {
                     browser.findElement(By.id("token")).sendKeys(ADMIN_TOKEN);
                     browser.findElement(By.id("login-button")).click();
 
-                    await().atMost(Duration.ofSeconds(10)).until(() -> rows(browser, "matches").size() == 13
+                    await().atMost(Duration.ofSeconds(30)).until(() -> rows(browser, "matches").size() == 13
                             && "in retry".equals(cells(rows(browser, "matches").get(0)).get(2)));
                     WebElement first = rows(browser, "matches").get(0);
                     assertThat(first.getAttribute("data-match")).isEqualTo("match:" + STUCK);
@@ -92,7 +92,7 @@ class StatusPageBrowserTest {
 
                     partner.server().removeStub(refuse);
                     // the page redraws every 2 s: a button found before a redraw is gone, so find it and click at once
-                    await().atMost(Duration.ofSeconds(10)).ignoreException(StaleElementReferenceException.class).until(() -> {
+                    await().atMost(Duration.ofSeconds(30)).ignoreException(StaleElementReferenceException.class).until(() -> {
                         browser.findElement(By.cssSelector("#dead-letters tbody tr button.replay")).click();
                         return true;
                     });
@@ -137,10 +137,10 @@ class StatusPageBrowserTest {
                 browser.findElement(By.id("token")).sendKeys(ADMIN_TOKEN);
                 browser.findElement(By.id("login-button")).click();
 
-                await().atMost(Duration.ofSeconds(10)).ignoreException(StaleElementReferenceException.class).until(() ->
+                await().atMost(Duration.ofSeconds(30)).ignoreException(StaleElementReferenceException.class).until(() ->
                         rows(browser, "partners").size() == 2 && "DOWN".equals(cells(rows(browser, "partners").get(1)).get(2)));
                 // the page redraws its tables every 2 s: a row read across a redraw is read again
-                await().atMost(Duration.ofSeconds(10)).ignoreException(StaleElementReferenceException.class).untilAsserted(() -> {
+                await().atMost(Duration.ofSeconds(30)).ignoreException(StaleElementReferenceException.class).untilAsserted(() -> {
                     List<WebElement> partners = rows(browser, "partners");
                     assertThat(cells(partners.get(0))).startsWith("a", "101", "UP");
                     assertThat(cells(partners.get(1))).startsWith("b", "202", "DOWN");
@@ -157,7 +157,7 @@ class StatusPageBrowserTest {
                 Files.write(Path.of("target", "status-page-partners.png"), ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
 
                 b.failing(path -> false);
-                await().atMost(Duration.ofSeconds(10)).ignoreException(StaleElementReferenceException.class).until(() -> {
+                await().atMost(Duration.ofSeconds(30)).ignoreException(StaleElementReferenceException.class).until(() -> {
                     browser.findElement(By.cssSelector("#dead-letters tbody tr button.replay")).click();
                     return true;
                 });
@@ -173,7 +173,7 @@ class StatusPageBrowserTest {
                         .POST(HttpRequest.BodyPublishers.ofString("{\"match\":\"match:8101\",\"request_id\":\"page-1\"}")).build(),
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(asked.statusCode()).as(asked.body()).isEqualTo(202);
-                await().atMost(Duration.ofSeconds(10)).ignoreException(StaleElementReferenceException.class).until(() ->
+                await().atMost(Duration.ofSeconds(30)).ignoreException(StaleElementReferenceException.class).until(() ->
                         rows(browser, "recoveries").size() == 1 && "complete".equals(cells(rows(browser, "recoveries").get(0)).get(3)));
                 assertThat(cells(rows(browser, "recoveries").get(0))).containsSequence("page-1", "a", "complete", "1", "1", "1", "0");
             } finally {

@@ -52,13 +52,13 @@ class PartnerAuthenticationTest {
                     .willReturn(aResponse().withStatus(202)));
 
             service.drop("r-001.json", Messages.odds("revoked-1", Messages.external("1", 555)));
-            await().atMost(Duration.ofSeconds(10)).until(() -> partner.pushes().size() >= 2);
+            await().atMost(Duration.ofSeconds(30)).until(() -> partner.pushes().size() >= 2);
 
             List<LoggedRequest> pushes = partner.pushes();
             assertThat(pushes).extracting(r -> r.getHeader("Authorization")).containsExactly("Bearer revoked-soon", "Bearer fresh");
             assertThat(pushes).extracting(r -> r.getHeader("Idempotency-Key")).containsOnly("revoked-1");
             assertThat(partner.tokenRequests()).hasSize(2);
-            await().atMost(Duration.ofSeconds(5)).until(() -> service.done().resolve("r-001.json").toFile().exists());
+            await().atMost(Duration.ofSeconds(30)).until(() -> service.done().resolve("r-001.json").toFile().exists());
             assertThat(service.deadLetterCount()).isZero();
         }
     }

@@ -58,7 +58,7 @@ class HostOwnTracerTest {
                 await().atMost(Duration.ofSeconds(20)).until(() -> !partner.pushes().isEmpty());
                 LoggedRequest push = partner.pushes().get(0);
                 String traceId = push.getHeader("traceparent").split("-")[1];
-                await().atMost(Duration.ofSeconds(10)).until(() -> hostSpans.getFinishedSpanItems().stream()
+                await().atMost(Duration.ofSeconds(30)).until(() -> hostSpans.getFinishedSpanItems().stream()
                         .anyMatch(s -> s.getName().equals("liveodds-ingest") && s.getTraceId().equals(traceId)));
                 List<SpanData> spans = hostSpans.getFinishedSpanItems();
                 assertThat(spans).noneMatch(s -> s.getAttributes().get(UpstreamTrace.MESSAGE_ID) != null);

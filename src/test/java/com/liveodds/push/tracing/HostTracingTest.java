@@ -68,7 +68,7 @@ class HostTracingTest {
         SpanData attempt = UpstreamTrace.attempts("host-t-1", 1).get(0);
         List<SpanData> trace = InMemoryTraces.traces().get(attempt.getTraceId());
         assertThat(trace).extracting(SpanData::getName).contains("file", "liveodds-ingest", "POST");
-        await().atMost(Duration.ofSeconds(10)).until(() -> hostTicks.size() >= 10);
+        await().atMost(Duration.ofSeconds(30)).until(() -> hostTicks.size() >= 10);
 
         // none of the host's timer or direct route: every span is of an endpoint of the bundle
         assertThat(InMemoryTraces.spans()).isNotEmpty().allSatisfy(span ->

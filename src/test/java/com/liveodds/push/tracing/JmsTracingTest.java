@@ -114,11 +114,11 @@ class JmsTracingTest {
                 Map.of("traceparent", upstream.traceparent()));
         UpstreamTrace.attempts("jt-2", 1);
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> heartbeats().size() >= 2);
+        await().atMost(Duration.ofSeconds(30)).until(() -> heartbeats().size() >= 2);
         List<SpanData> heartbeats = heartbeats();
         assertThat(heartbeats).extracting(SpanData::getTraceId).doesNotHaveDuplicates().doesNotContain(upstream.traceId);
         // the request's span ends before the push route's that holds it: wait for that one too
-        await().atMost(Duration.ofSeconds(10)).until(() -> heartbeats.stream().allMatch(heartbeat ->
+        await().atMost(Duration.ofSeconds(30)).until(() -> heartbeats.stream().allMatch(heartbeat ->
                 InMemoryTraces.traces().get(heartbeat.getTraceId()).stream().anyMatch(s -> !s.getParentSpanContext().isValid())));
         for (SpanData heartbeat : heartbeats) {
             List<SpanData> trace = InMemoryTraces.traces().get(heartbeat.getTraceId());

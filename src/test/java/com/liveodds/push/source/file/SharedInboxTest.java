@@ -109,7 +109,7 @@ class SharedInboxTest {
             return got.get("down").size() == all.size();
         });
         assertThat(got.get("down")).containsExactlyElementsOf(all);
-        await().atMost(Duration.ofSeconds(10)).until(() -> {
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
             held.forEach(SharedInboxTest::end);
             held.clear();
             return jsonLeft().isEmpty();
@@ -123,18 +123,18 @@ class SharedInboxTest {
     @Test
     void aFileHandedBackByAPartnerIsOfferedToItAgainAndOnlyToIt() throws Exception {
         drop("g-001");
-        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1 && got.getOrDefault("up", List.of()).size() == 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> held.size() == 1 && got.getOrDefault("up", List.of()).size() == 1);
         Exchange copy = held.poll();
         copy.setException(new IllegalStateException("handed back at shutdown"));
         end(copy);
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> held.size() == 1);
         assertThat(got.get("down")).containsExactly("g-001", "g-001");
         assertThat(got.get("up")).containsExactly("g-001");
         assertThat(inbox.resolve("g-001.json")).exists();
         Exchange again = held.poll();
         end(again);
-        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(inbox.resolve(".done/g-001.json")));
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(inbox.resolve(".done/g-001.json")));
     }
 
     @Test
@@ -144,18 +144,18 @@ class SharedInboxTest {
         for (String id : all) {
             drop(id);
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> got.getOrDefault("up", List.of()).size() == all.size() && held.size() == all.size());
+        await().atMost(Duration.ofSeconds(30)).until(() -> got.getOrDefault("up", List.of()).size() == all.size() && held.size() == all.size());
         held.clear(); // down never finishes them: the service stops (as in a crash) with them in its hands
         context.close();
         got.clear();
 
         startContext();
-        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == all.size());
+        await().atMost(Duration.ofSeconds(30)).until(() -> held.size() == all.size());
         assertThat(got.get("down")).containsExactlyElementsOf(all);
         assertThat(got).as("up is given none of them again").doesNotContainKey("up");
         held.forEach(SharedInboxTest::end);
         held.clear();
-        await().atMost(Duration.ofSeconds(10)).until(() -> jsonLeft().isEmpty());
+        await().atMost(Duration.ofSeconds(30)).until(() -> jsonLeft().isEmpty());
         try (Stream<Path> done = Files.list(inbox.resolve(".done"))) {
             assertThat(done.map(p -> p.getFileName().toString())).containsExactlyInAnyOrderElementsOf(
                     all.stream().map(id -> id + ".json").toList());
@@ -165,14 +165,14 @@ class SharedInboxTest {
         got.clear();
         drop("h-001");
         startContext();
-        await().atMost(Duration.ofSeconds(10)).until(() -> got.containsKey("up") && held.size() == 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> got.containsKey("up") && held.size() == 1);
         assertThat(got.get("down")).containsExactly("h-001");
         held.forEach(SharedInboxTest::end);
-        await().atMost(Duration.ofSeconds(10)).until(() -> jsonLeft().isEmpty());
+        await().atMost(Duration.ofSeconds(30)).until(() -> jsonLeft().isEmpty());
         // no partner's progress keeps the name of a file that moved: in memory, and on disk from the next start
         context.close();
         startContext();
-        await().atMost(Duration.ofSeconds(10)).until(() -> Files.readAllLines(inbox.resolve(".progress/up")).isEmpty()
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.readAllLines(inbox.resolve(".progress/up")).isEmpty()
                 && Files.readAllLines(inbox.resolve(".progress/down")).isEmpty());
     }
 
@@ -187,7 +187,7 @@ class SharedInboxTest {
         Files.writeString(inbox.resolve(".progress/down"), "k-001.json\n");
 
         startContext();
-        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 1 && got.containsKey("up")
+        await().atMost(Duration.ofSeconds(30)).until(() -> held.size() == 1 && got.containsKey("up")
                 && Files.exists(inbox.resolve(".done/k-001.json")));
         assertThat(got.get("up")).containsExactly("k-002");
         assertThat(got.get("down")).containsExactly("k-002");

@@ -48,14 +48,14 @@ class JmsFailureTest {
                 held.add(Outgoing.text("41", Messages.odds("p-" + i, Messages.external("41", 64001))));
             }
             broker.send(QUEUE, held);
-            Queue queue = await().atMost(Duration.ofSeconds(10)).until(() -> broker.queue(QUEUE), q -> q != null);
-            await().atMost(Duration.ofSeconds(10)).until(() -> queue.getDeliveringCount() == 3);
+            Queue queue = await().atMost(Duration.ofSeconds(30)).until(() -> broker.queue(QUEUE), q -> q != null);
+            await().atMost(Duration.ofSeconds(30)).until(() -> queue.getDeliveringCount() == 3);
 
             broker.send(QUEUE, List.of(Outgoing.text("99", "this is not json")));
-            await().atMost(Duration.ofSeconds(10)).until(() -> queue.getDeliveringCount() == 4);
+            await().atMost(Duration.ofSeconds(30)).until(() -> queue.getDeliveringCount() == 4);
             partner.server().removeStub(failing);
             await().atMost(Duration.ofSeconds(30)).until(() -> attemptsOf(partner).contains("p-3"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> queue.getMessagesAcknowledged() == 3);
+            await().atMost(Duration.ofSeconds(30)).until(() -> queue.getMessagesAcknowledged() == 3);
 
             assertThat(collapse(attemptsOf(partner))).as("the held messages in order, once each after the retries")
                     .containsExactly("p-1", "p-2", "p-3");

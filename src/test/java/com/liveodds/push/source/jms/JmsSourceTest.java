@@ -70,7 +70,7 @@ class JmsSourceTest {
                 Outgoing.text("11", Messages.odds("j-text", Messages.external("11", 61011))),
                 new Outgoing("12", Messages.message("market_settlement", "j-bytes", Messages.external("12", 61012)), true)));
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> pushOf("j-text") != null && pushOf("j-bytes") != null);
+        await().atMost(Duration.ofSeconds(30)).until(() -> pushOf("j-text") != null && pushOf("j-bytes") != null);
 
         assertThat(pushOf("j-text").getUrl()).isEqualTo("/partner/v1/liveodds/42/match:61011/odds");
         assertThat(pushOf("j-bytes").getUrl()).isEqualTo("/partner/v1/liveodds/42/match:61012/market_settlement");
@@ -79,7 +79,7 @@ class JmsSourceTest {
                     || h.equalsIgnoreCase("X_Upstream_Trace") || h.startsWith("Camel"));
             assertThat(push.getHeaders().all().toString()).doesNotContain("trace-1", "corr-1", "odds-engine");
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> broker.queue(QUEUE).getMessageCount() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> broker.queue(QUEUE).getMessageCount() == 0);
     }
 
     @Test
@@ -93,7 +93,7 @@ class JmsSourceTest {
                 stream.add(Outgoing.text(fight, Messages.odds("o-" + fight + "-" + i, Messages.external(fight, 62000 + f))));
             }
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> waitForQueue().getConsumerCount() == CONSUMERS);
+        await().atMost(Duration.ofSeconds(30)).until(() -> waitForQueue().getConsumerCount() == CONSUMERS);
         broker.send(QUEUE, stream);
 
         await().atMost(Duration.ofSeconds(60)).until(() -> partner.pushes("odds").stream()
@@ -111,7 +111,7 @@ class JmsSourceTest {
         assertThat(perMatch).hasSize(fights);
         List<Integer> expected = java.util.stream.IntStream.range(0, perFight).boxed().toList();
         perMatch.forEach((fight, order) -> assertThat(order).as("order of fight %s", fight).isEqualTo(expected));
-        await().atMost(Duration.ofSeconds(5)).until(() -> broker.queue(QUEUE).getMessageCount() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> broker.queue(QUEUE).getMessageCount() == 0);
     }
 
     @Test
@@ -150,7 +150,7 @@ class JmsSourceTest {
         List<Long> healthyMatches = java.util.stream.LongStream.rangeClosed(stuckMatch + 1, stuckMatch + 4).boxed().toList();
         int healthy = 40;
         try (RunningService first = jmsService(broker, partner, queueName)) {
-            Queue queue = await().atMost(Duration.ofSeconds(10)).until(() -> broker.queue(queueName), q -> q != null);
+            Queue queue = await().atMost(Duration.ofSeconds(30)).until(() -> broker.queue(queueName), q -> q != null);
             List<Outgoing> stream = new ArrayList<>();
             stream.add(Outgoing.text("41", Messages.odds("j-stuck-1", Messages.external("41", stuckMatch))));
             stream.add(Outgoing.text("41", Messages.odds("j-stuck-2", Messages.external("41", stuckMatch))));
@@ -174,7 +174,7 @@ class JmsSourceTest {
         }
         // stopped mid-retry: both messages of the failing match are still on the broker, unacknowledged
         Queue queue = broker.queue(queueName);
-        await().atMost(Duration.ofSeconds(10)).until(() -> queue.getMessageCount() == 2 && queue.getDeliveringCount() == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> queue.getMessageCount() == 2 && queue.getDeliveringCount() == 0);
         assertThat(queue.getMessagesAcknowledged()).isEqualTo(healthy);
         partner.server().removeStub(failing);
 
@@ -210,7 +210,7 @@ class JmsSourceTest {
 
 
     private static Queue waitForQueue() {
-        return await().atMost(Duration.ofSeconds(10)).until(() -> broker.queue(QUEUE), q -> q != null);
+        return await().atMost(Duration.ofSeconds(30)).until(() -> broker.queue(QUEUE), q -> q != null);
     }
 
     private static LoggedRequest pushOf(String messageId) {

@@ -31,13 +31,13 @@ class JmsSupersedeTest {
                     .willReturn(aResponse().withStatus(503)));
             String meta = Messages.external("19", 61901);
             broker.send(QUEUE, List.of(Outgoing.text("19", Messages.odds("j01", meta))));
-            await().atMost(Duration.ofSeconds(10)).until(() -> !partner.pushes().isEmpty());
+            await().atMost(Duration.ofSeconds(30)).until(() -> !partner.pushes().isEmpty());
             broker.send(QUEUE, List.of(Outgoing.text("19", Messages.odds("j02", meta)),
                     Outgoing.text("19", Messages.message("market_settlement", "j03", meta)),
                     Outgoing.text("19", Messages.odds("j04", meta).replace("\"odds_type\":\"delta\"", "\"odds_type\":\"snapshot\""))));
 
             // j01 (in back-off) and j02 are acknowledged, the partner still down; the settlement and the snapshot are not
-            await().atMost(Duration.ofSeconds(10)).until(() -> broker.queue(QUEUE).getMessageCount() == 2);
+            await().atMost(Duration.ofSeconds(30)).until(() -> broker.queue(QUEUE).getMessageCount() == 2);
             long j01Attempts = attempts(partner, "j01");
 
             partner.server().removeStub(down);

@@ -95,7 +95,7 @@ class KafkaSourceTest {
             assertThat(attemptsOf("k-before")).isEqualTo(1);
             // finished offsets are committed as the next records come in (producers send alive every few seconds)
             kafka.sendToEveryPartition("held", Messages.alive());
-            await().atMost(Duration.ofSeconds(10)).until(() -> committed("g-held", new TopicPartition("held", 0)) == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> committed("g-held", new TopicPartition("held", 0)) == 1);
         }
         // stopped while k-held was failing: its offset is still not committed
         assertThat(committed("g-held", new TopicPartition("held", 0))).isEqualTo(1);
@@ -105,7 +105,7 @@ class KafkaSourceTest {
         try (RunningService second = kafkaService("held", "g-held")) {
             await().atMost(Duration.ofSeconds(30)).until(() -> attemptsOf("k-held") > attemptsWhileFailing);
             kafka.sendToEveryPartition("held", Messages.alive());
-            await().atMost(Duration.ofSeconds(10)).until(() -> committed("g-held", new TopicPartition("held", 0)) == 3);
+            await().atMost(Duration.ofSeconds(30)).until(() -> committed("g-held", new TopicPartition("held", 0)) == 3);
             assertThat(attemptsOf("k-before")).as("the delivered, committed record is not pushed again").isEqualTo(1);
         }
     }
@@ -135,7 +135,7 @@ class KafkaSourceTest {
             assertThat(attemptsOf("k-stuck-2")).as("held behind its match's record in retry").isZero();
             kafka.sendToEveryPartition(topic, Messages.alive());
             // k-first (offset 0) is committed; k-stuck-1 (offset 1) is not, so neither is anything after it
-            await().atMost(Duration.ofSeconds(10)).until(() -> committed("g-parallel", partition) == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> committed("g-parallel", partition) == 1);
             kafka.sendToEveryPartition(topic, Messages.alive());
             await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
                     .until(() -> committed("g-parallel", partition) == 1);
@@ -155,7 +155,7 @@ class KafkaSourceTest {
             assertThat(attemptsOf("k-first")).as("committed, so not pushed again").isEqualTo(1);
             // the alive at offset healthy + 5 commits everything before it
             kafka.sendToEveryPartition(topic, Messages.alive());
-            await().atMost(Duration.ofSeconds(10)).until(() -> committed("g-parallel", partition) == healthy + 5);
+            await().atMost(Duration.ofSeconds(30)).until(() -> committed("g-parallel", partition) == healthy + 5);
             System.out.printf("Kafka after restart: k-stuck-1 and k-stuck-2 delivered in order, %d healthy records pushed"
                     + " again (finished but behind the uncommitted one), committed offset %d%n", healthy,
                     committed("g-parallel", partition));
