@@ -60,7 +60,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
     /** The beans each partner gets, named with its suffix (routes/beans.yaml may refer to the single partner's). */
     public static final List<String> BEANS = List.of("liveoddsPartnerTls", "liveoddsPartnerHealth", "liveoddsPartnerHttp",
             "liveoddsPartnerConnections", "liveoddsHttp", "liveoddsPartnerTokenProvider", "liveoddsBooking",
-            "liveoddsLiveMatches", "liveoddsHeartbeats", "liveoddsPushes", "liveoddsDeliveryGauges");
+            "liveoddsLiveMatches", "liveoddsHeartbeats", "liveoddsPushes", "liveoddsUnbooked", "liveoddsDeliveryGauges");
     /** The queue of a partner's pushes, the one its push route consumes ({@code suffix} empty for the single partner). */
     public static final String QUEUE = "liveoddsQueue:liveodds-push";
     private static final Logger LOG = LoggerFactory.getLogger(LiveoddsPartners.class);
@@ -227,6 +227,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         beans.put("liveoddsLiveMatches", liveMatches);
         beans.put("liveoddsHeartbeats", heartbeats);
         beans.put("liveoddsPushes", pushes);
+        beans.put("liveoddsUnbooked", pushes.unbookedCheck());
         beans.put("liveoddsDeliveryGauges", gauges);
         beans.forEach((name, bean) -> registry.bind(name + s, bean));
         deliveries.add(p.name(), QUEUE + s, booking, health, pushes, liveMatches, partnerMeters);

@@ -20,6 +20,7 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangePropertyKey;
+import org.apache.camel.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,6 +65,14 @@ public class PartnerPushes implements CamelContextAware {
         }
         state.end(DeliveryState.Outcome.NOT_BOOKED, DeliveryState.NOT_BOOKED_REASON);
         return true;
+    }
+
+    /**
+     * {@link #unbooked} as the predicate of the push route's filter ({@code ref: liveoddsUnbooked}): the method language
+     * would copy the exchange and wait on the copy for every push.
+     */
+    public Predicate unbookedCheck() {
+        return this::unbooked;
     }
 
     /**

@@ -28,6 +28,7 @@ import com.nimbusds.oauth2.sdk.id.ClientID;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
 import org.apache.camel.Exchange;
+import org.apache.camel.Expression;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.slf4j.Logger;
@@ -41,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * camel-http component {@value #COMPONENT} (same TLS, same whole-attempt time-out, answer read up to 64 KiB, one request
  * per attempt); each outcome is reported to the {@code partner} readiness check.
  */
-public class PartnerTokenProvider implements CamelContextAware {
+public class PartnerTokenProvider implements CamelContextAware, Expression {
 
     /** The camel-http component of every request to the partner (routes/beans.yaml). */
     public static final String COMPONENT = "liveoddsHttp";
@@ -185,6 +186,15 @@ public class PartnerTokenProvider implements CamelContextAware {
             }
             throw new TokenUnavailableException("partner token unavailable: " + e.getCause(), e.getCause());
         }
+    }
+
+    /**
+     * {@link #token()} as the push route's expression ({@code setVariable} with {@code ref:}): the bean language would
+     * copy the exchange and wait on the copy for every push.
+     */
+    @Override
+    public <T> T evaluate(Exchange exchange, Class<T> type) {
+        return exchange.getContext().getTypeConverter().convertTo(type, exchange, token());
     }
 
     /**

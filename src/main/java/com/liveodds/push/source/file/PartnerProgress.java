@@ -4,10 +4,13 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URLEncoder;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -20,7 +23,8 @@ import org.apache.camel.support.processor.idempotent.FileIdempotentRepository;
  * moved to .done/), so a name not in memory is not in the file either and the file is never scanned per look-up. A
  * removal is a line appended too ({@code <name> moved}), not a rewrite of the whole file each time: the file is
  * rewritten (to a temporary file, then renamed over it, so a crash leaves the old or the new one) at each start and
- * once it holds as many lines of removed names as kept ones.
+ * once it holds as many lines of removed names as kept ones. Lines are appended through one channel kept open (Camel's
+ * own append opens and closes the file, with two checks of the path, for every line: a push to each partner).
  */
 final class PartnerProgress extends FileIdempotentRepository {
 
@@ -28,6 +32,8 @@ final class PartnerProgress extends FileIdempotentRepository {
     private static final int LEAST_REWRITE = 100;
     /** Lines of the file that no longer count; the repository's lock guards it (remove() holds it). */
     private int deadLines;
+    /** Where lines are appended, open from the first append to the next rewrite or stop; guarded like deadLines. */
+    private FileChannel appends;
 
     PartnerProgress(Path store) {
         super(store.toFile(), new ConcurrentHashMap<>());
@@ -72,6 +78,43 @@ final class PartnerProgress extends FileIdempotentRepository {
         }
     }
 
+    /** One write of the whole line: the page cache has it at once, so it survives {@code kill -9} (not a power cut). */
+    @Override
+    protected void appendToStore(String key) {
+        try {
+            if (appends == null) {
+                Path store = getFileStore().toPath();
+                Files.createDirectories(store.getParent());
+                appends = FileChannel.open(store, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+            }
+            ByteBuffer line = ByteBuffer.wrap((key + "\n").getBytes(StandardCharsets.ISO_8859_1));
+            while (line.hasRemaining()) {
+                appends.write(line);
+            }
+        } catch (IOException e) {
+            closeAppends();
+            throw new UncheckedIOException("cannot write to " + getFileStore(), e);
+        }
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        closeAppends();
+        super.doStop();
+    }
+
+    private void closeAppends() {
+        FileChannel open = appends;
+        appends = null;
+        if (open != null) {
+            try {
+                open.close();
+            } catch (IOException e) {
+                // every line was written whole before; nothing is lost by a close that fails
+            }
+        }
+    }
+
     @Override
     protected void removeFromStore(String key) {
         appendToStore(key + MOVED);
@@ -82,6 +125,7 @@ final class PartnerProgress extends FileIdempotentRepository {
     }
 
     private void rewrite() {
+        closeAppends();
         File store = getFileStore();
         Path temporary = store.toPath().resolveSibling(store.getName() + ".new");
         try {
