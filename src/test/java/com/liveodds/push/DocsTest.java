@@ -48,7 +48,8 @@ class DocsTest {
     private static final Set<String> MAVEN_PHASES = Set.of("clean", "compile", "test", "package", "verify", "install",
             "camel:run");
     /** Maven's and Surefire's own properties the pages may give. */
-    private static final Set<String> MAVEN_PROPERTIES = Set.of("test", "skipTests", "surefire.failIfNoSpecifiedTests");
+    private static final Set<String> MAVEN_PROPERTIES = Set.of("test", "skipTests", "surefire.failIfNoSpecifiedTests",
+            "argLine");
 
     @Test
     void theReadmeIsTheFrontDoorWithTheTwoCommands() throws IOException {
