@@ -26,6 +26,7 @@ import org.apache.camel.ExchangePattern;
 import org.apache.camel.Message;
 import org.apache.camel.Producer;
 import org.apache.camel.spi.ReactiveExecutor;
+import org.apache.camel.support.DefaultMessage;
 import org.apache.camel.support.AsyncProcessorConverterHelper;
 import org.apache.camel.support.AsyncProcessorSupport;
 import org.apache.camel.support.SynchronizationAdapter;
@@ -262,10 +263,17 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
          * rather than blocking the caller; a heartbeat never waits for a place either.
          */
         boolean enqueue(Exchange exchange, Push push, boolean noWait, AsyncCallback callback) {
-            Message message = exchange.getMessage();
             // what the source's message came with (file, JMS, Kafka, HTTP request headers) is no part of the push and
-            // never reaches the partner: not copied into the queue, nor looked through by each step of the push route
-            message.getHeaders().keySet().removeIf(name -> !KeyedQueueConstants.BEFORE.equals(name));
+            // never reaches the partner: not copied into the queue, nor looked through by each step of the push route;
+            // and a plain message, not the source's kind: camel-jms' JmsMessage throws and catches an exception each
+            // time an exchange holding one is copied (the queue copies every push)
+            Message message = new DefaultMessage(exchange);
+            message.setBody(push);
+            Object before = exchange.getMessage().getHeader(KeyedQueueConstants.BEFORE);
+            if (before != null) {
+                message.setHeader(KeyedQueueConstants.BEFORE, before);
+            }
+            exchange.setMessage(message);
             message.setHeader(KeyedQueueConstants.KEY, push.matchId());
             message.setHeader(KeyedQueueConstants.SUPERSEDABLE, push.isOdds());
             message.setHeader(KeyedQueueConstants.SUPERSEDES, push.isSnapshot());
