@@ -179,6 +179,22 @@ class PartnerClientTest {
     }
 
     @Test
+    void anEmptyAnswerHandsItsConnectionBackForTheNextPush() {
+        RawPartner partner = partner(RawPartner.status(202));
+        PartnerCalls client = client(TIMEOUT);
+
+        for (int i = 0; i < 5; i++) {
+            PartnerAnswer answer = push(client, partner.baseUrl());
+            assertThat(answer.status()).isEqualTo(202);
+            assertThat(answer.body()).isNull();
+        }
+
+        // each push found the one connection back in the pool: none was left leased with an unread body
+        assertThat(partner.connections()).isEqualTo(1);
+        assertThat(partner.requests()).hasSize(5);
+    }
+
+    @Test
     void a503WithRetryAfterIsOneRequest() {
         RawPartner partner = partner(RawPartner.status(503, "Retry-After: 1"));
         PartnerCalls client = client(TIMEOUT);
