@@ -26,9 +26,9 @@ import org.apache.camel.ExchangePattern;
 import org.apache.camel.Message;
 import org.apache.camel.Producer;
 import org.apache.camel.spi.ReactiveExecutor;
-import org.apache.camel.support.DefaultMessage;
 import org.apache.camel.support.AsyncProcessorConverterHelper;
 import org.apache.camel.support.AsyncProcessorSupport;
+import org.apache.camel.support.DefaultMessage;
 import org.apache.camel.support.SynchronizationAdapter;
 
 /**
