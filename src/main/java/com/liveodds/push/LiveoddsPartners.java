@@ -57,10 +57,6 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
 
     /** The route templates each partner gets a route of (routes/delivery.yaml, routes/heartbeat.yaml). */
     static final List<String> TEMPLATES = List.of("liveodds-push", "liveodds-dead-letter", "liveodds-heartbeat-timer");
-    /** The beans each partner gets, named with its suffix (routes/beans.yaml may refer to the single partner's). */
-    public static final List<String> BEANS = List.of("liveoddsPartnerTls", "liveoddsPartnerHealth", "liveoddsPartnerHttp",
-            "liveoddsPartnerConnections", "liveoddsHttp", "liveoddsPartnerTokenProvider", "liveoddsBooking",
-            "liveoddsLiveMatches", "liveoddsHeartbeats", "liveoddsPushes", "liveoddsUnbooked", "liveoddsDeliveryGauges");
     /** The queue of a partner's pushes, the one its push route consumes ({@code suffix} empty for the single partner). */
     public static final String QUEUE = "liveoddsQueue:liveodds-push";
     private static final Logger LOG = LoggerFactory.getLogger(LiveoddsPartners.class);

@@ -58,7 +58,7 @@ public class PartnerPushes implements CamelContextAware {
     }
 
     /** Unbooked since it was accepted (contract 16): the push ends without an attempt, its source may forget it. */
-    public boolean unbooked(Exchange exchange) {
+    private boolean unbooked(Exchange exchange) {
         DeliveryState state = DeliveryState.of(exchange, clock.instant());
         if (state.getPush().isHeartbeat() || booking.isBooked(state.getPush().matchId())) {
             return false;

@@ -71,7 +71,7 @@ class SupersedeTest {
             drop(service, 9501, "a07", "snapshot");
             // at once, the partner still down: the earlier odds are acknowledged (moved to .done) and leave the backlog;
             // a01 was waiting out a back-off, a02, a04 and a06 were queued
-            await().atMost(Duration.ofSeconds(30)).until(() -> acknowledged(service, "a01", "a02", "a04", "a06"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> acknowledged(service, "a01", "a02", "a04", "a06"));
             assertThat(backlog(service, "match:9501")).as("a03, a05 and the snapshot").isEqualTo(3);
             assertThat(pending(service, "a03", "a05", "a07", "b01", "b02", "b03", "b04")).as("still held by the source").isTrue();
             assertThat(MetricsScrape.of(service).value("liveodds_messages_superseded_total")).isEqualTo(4.0);
@@ -91,7 +91,7 @@ class SupersedeTest {
             assertThat(service.deadLetterCount()).as("a superseded message is no dead letter").isZero();
             assertThat(totals(service).path("superseded").asLong()).isEqualTo(4);
             assertThat(totals(service).path("delivered").asLong()).isEqualTo(10);
-            await().atMost(Duration.ofSeconds(30)).until(() -> MetricsScrape.of(service).value("liveodds_backlog_messages") == 0
+            await().atMost(Duration.ofSeconds(5)).until(() -> MetricsScrape.of(service).value("liveodds_backlog_messages") == 0
                     && MetricsScrape.of(service).value("liveodds_oldest_undelivered_seconds") == 0);
         }
     }
@@ -129,7 +129,7 @@ class SupersedeTest {
             await().atMost(Duration.ofSeconds(30)).until(() -> !partner.arrivals().isEmpty());
             CompletableFuture<HttpResponse<String>> second = ingest(service, odds("h02", 9521, "delta"));
             CompletableFuture<HttpResponse<String>> settlement = ingest(service, Messages.message(SETTLEMENT, "h03", Messages.external("1", 9521)));
-            await().atMost(Duration.ofSeconds(30)).until(() -> backlog(service, "match:9521") == 3);
+            await().atMost(Duration.ofSeconds(5)).until(() -> backlog(service, "match:9521") == 3);
             CompletableFuture<HttpResponse<String>> snapshot = ingest(service, odds("h04", 9521, "snapshot"));
 
             for (CompletableFuture<HttpResponse<String>> superseded : List.of(first, second)) {

@@ -126,8 +126,8 @@ class HeartbeatTest {
                     .atMost(Duration.ofSeconds(30)).until(() -> heartbeats(partner, "match:104").size() == heartbeatsWhenSilent);
 
             service.drop("u-002.json", Messages.alive());
-            await().atMost(Duration.ofSeconds(30)).until(() -> heartbeats(partner, "match:104").size() > heartbeatsWhenSilent);
-            await().atMost(Duration.ofSeconds(30)).until(() -> service.management("/observe/health").statusCode() == 200);
+            await().atMost(Duration.ofSeconds(5)).until(() -> heartbeats(partner, "match:104").size() > heartbeatsWhenSilent);
+            await().atMost(Duration.ofSeconds(5)).until(() -> service.management("/observe/health").statusCode() == 200);
         }
     }
 
@@ -148,7 +148,7 @@ class HeartbeatTest {
             int first = indexOf(pushes, "held-2");
             int last = pushes.size() - 1 - indexOf(reversed(pushes), "held-2");
             assertThat(last - first).as("nothing between the failed attempt and its retry 5 s later").isEqualTo(1);
-            await().atMost(Duration.ofSeconds(30)).until(() -> pushesTo(partner, "match:105").size() > last + 1);
+            await().atMost(Duration.ofSeconds(5)).until(() -> pushesTo(partner, "match:105").size() > last + 1);
             assertThat(pushesTo(partner, "match:105").get(last + 1).getUrl()).endsWith("/heartbeat");
         }
     }

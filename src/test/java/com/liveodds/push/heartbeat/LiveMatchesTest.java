@@ -26,7 +26,7 @@ class LiveMatchesTest {
         matches.enqueued("match:1");
         matches.finished("match:1", true);
         assertThat(matches.claimDueHeartbeats()).isEmpty();
-        await().atMost(Duration.ofSeconds(30)).until(() -> matches.claimDueHeartbeats().contains("match:1"));
+        await().atMost(Duration.ofSeconds(2)).until(() -> matches.claimDueHeartbeats().contains("match:1"));
         assertThat(matches.claimDueHeartbeats()).as("claimed already").isEmpty();
         matches.heartbeatFinished("match:1");
         assertThat(matches.claimDueHeartbeats()).as("the heartbeat counts as the last push").isEmpty();
@@ -39,7 +39,7 @@ class LiveMatchesTest {
         matches.enqueued("match:1");
         await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(2)).until(() -> matches.claimDueHeartbeats().isEmpty());
         matches.finished("match:1", true);
-        await().atMost(Duration.ofSeconds(30)).until(() -> matches.claimDueHeartbeats().contains("match:1"));
+        await().atMost(Duration.ofSeconds(2)).until(() -> matches.claimDueHeartbeats().contains("match:1"));
     }
 
     @Test
@@ -83,7 +83,7 @@ class LiveMatchesTest {
         LiveMatches shortLived = new LiveMatches(Duration.ofMillis(100), Duration.ofMillis(300));
         shortLived.enqueued("match:1");
         shortLived.finished("match:1", true);
-        await().atMost(Duration.ofSeconds(30)).until(() -> {
+        await().atMost(Duration.ofSeconds(2)).until(() -> {
             shortLived.claimDueHeartbeats().forEach(shortLived::heartbeatFinished);
             return !shortLived.isLive("match:1");
         });

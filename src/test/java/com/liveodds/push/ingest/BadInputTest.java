@@ -88,7 +88,7 @@ class BadInputTest {
         service.drop("s-004.json", Messages.odds("after-links", Messages.external("1", 1001)));
 
         awaitPush("after-links");
-        await().atMost(Duration.ofSeconds(30)).until(() -> letterFor("s-003.json").isPresent());
+        await().atMost(Duration.ofSeconds(5)).until(() -> letterFor("s-003.json").isPresent());
         for (String name : List.of("s-001.json", "s-002.json", "s-003.json")) {
             JsonNode letter = letterFor(name).orElseThrow();
             assertThat(letter.path("reason_code").asText()).isEqualTo("not_regular_file");
@@ -114,7 +114,7 @@ class BadInputTest {
 
         // a reader opening the FIFO would block for ever: the file after it arriving proves nobody did
         awaitPush("after-fifo");
-        await().atMost(Duration.ofSeconds(30)).until(() -> letterFor("f-001.json").isPresent());
+        await().atMost(Duration.ofSeconds(5)).until(() -> letterFor("f-001.json").isPresent());
         assertThat(letterFor("f-001.json").orElseThrow().path("reason").asText()).contains("not a regular file");
         assertThat(Files.exists(fifo, java.nio.file.LinkOption.NOFOLLOW_LINKS)).isFalse();
     }
@@ -127,7 +127,7 @@ class BadInputTest {
         service.drop("l-002.json", Messages.odds("after-big", Messages.external("3", 1003)));
 
         awaitPush("after-big");
-        await().atMost(Duration.ofSeconds(30)).until(() -> letterFor("l-001.json").isPresent());
+        await().atMost(Duration.ofSeconds(5)).until(() -> letterFor("l-001.json").isPresent());
         JsonNode letter = letterFor("l-001.json").orElseThrow();
         assertThat(letter.path("reason_code").asText()).isEqualTo("too_large");
         assertThat(letter.path("size").asLong()).isEqualTo(big.length());
@@ -146,7 +146,7 @@ class BadInputTest {
 
         LoggedRequest ok = awaitPush("odds-plain-ascii_~!");
         assertThat(ok.getHeader("Idempotency-Key")).isEqualTo("odds-plain-ascii_~!");
-        await().atMost(Duration.ofSeconds(30)).until(() -> letterFor("i-002.json").isPresent() || letterWithId("odds-\u65e5").isPresent());
+        await().atMost(Duration.ofSeconds(5)).until(() -> letterFor("i-002.json").isPresent() || letterWithId("odds-\u65e5").isPresent());
         assertThat(letterWithId("odds-\u4e2d").orElseThrow().path("reason_code").asText()).isEqualTo("bad_message_id");
         assertThat(letterWithId("odds-\u65e5").orElseThrow().path("reason_code").asText()).isEqualTo("bad_message_id");
         assertThat(partner.pushes()).noneMatch(r -> r.getHeader("Idempotency-Key").startsWith("odds-?"));
@@ -162,7 +162,7 @@ class BadInputTest {
 
         awaitPush("after-two");
         String garbage = first.replace("two-a", "two-c") + " garbage";
-        await().atMost(Duration.ofSeconds(30)).until(() -> letterWithBody(garbage).isPresent() && letterWithBody(first + "\n" + second).isPresent());
+        await().atMost(Duration.ofSeconds(5)).until(() -> letterWithBody(garbage).isPresent() && letterWithBody(first + "\n" + second).isPresent());
         JsonNode letter = letterWithBody(first + "\n" + second).orElseThrow();
         assertThat(letter.path("reason_code").asText()).isEqualTo("trailing_content");
         assertThat(letter.path("body").asText()).as("kept verbatim").isEqualTo(first + "\n" + second);
@@ -182,7 +182,7 @@ class BadInputTest {
         service.drop("e-003.json", Messages.odds("after-encodings", Messages.external("6", 1006)));
 
         awaitPush("after-encodings");
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(service.done().resolve("e-002.json")));
+        await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(service.done().resolve("e-002.json")));
         List<JsonNode> letters = lettersWithBase64(latin1);
         assertThat(letters).as("one dead letter, no retry loop").hasSize(1);
         assertThat(letters.get(0).path("reason_code").asText()).isEqualTo("not_utf8");
@@ -201,7 +201,7 @@ class BadInputTest {
         service.drop("d-002.json", Messages.odds("after-dup", Messages.external("7", 1007)));
 
         awaitPush("after-dup");
-        await().atMost(Duration.ofSeconds(30)).until(() -> letterWithBody(body).isPresent());
+        await().atMost(Duration.ofSeconds(5)).until(() -> letterWithBody(body).isPresent());
         assertThat(letterWithBody(body).orElseThrow().path("reason_code").asText()).isEqualTo("duplicate_key");
         assertThat(pushesOf("dup-1")).isEmpty();
     }
@@ -214,7 +214,7 @@ class BadInputTest {
         service.drop("g-003.json", Messages.odds("after-forgery", Messages.external("8", 1008)));
 
         awaitPush("after-forgery");
-        await().atMost(Duration.ofSeconds(30)).until(() -> letterWithId("forge-2").isPresent());
+        await().atMost(Duration.ofSeconds(5)).until(() -> letterWithId("forge-2").isPresent());
         assertThat(logs.messages()).noneMatch(m -> m.contains("\n") || m.contains("\r") || m.contains("\u2028"));
         assertThat(logs.messages()).anyMatch(m -> m.contains("forged") && m.contains("\\u000A"));
     }
@@ -225,7 +225,7 @@ class BadInputTest {
         service.drop("h-002\r\u001b[31m12:00:00.000 ERROR forged.json", "not json h-002");
 
         awaitPush("named-with-newline");
-        await().atMost(Duration.ofSeconds(30)).until(() -> service.deadLetterEntries().stream()
+        await().atMost(Duration.ofSeconds(5)).until(() -> service.deadLetterEntries().stream()
                 .anyMatch(l -> l.path("body").asText().equals("not json h-002")));
         assertThat(logs.messages()).noneMatch(m -> m.contains("\n") || m.contains("\r") || m.contains("\u001b"));
     }

@@ -63,7 +63,7 @@ class PushPipelineTest {
         LoggedRequest utf8 = partner.pushes().stream().filter(r -> "m-utf8".equals(r.getHeader("Idempotency-Key"))).findFirst().orElseThrow();
         assertThat(new String(utf8.getBody(), java.nio.charset.StandardCharsets.UTF_8)).as("UTF-8 on the wire")
                 .contains("Jos\u00e9 Aldo \u2013 \u0141\u00f3d\u017a");
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(service.done().resolve("a-003.json")));
+        await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(service.done().resolve("a-003.json")));
         assertThat(service.inbox().resolve("a-001.json")).doesNotExist();
     }
 
@@ -115,7 +115,7 @@ class PushPipelineTest {
             assertThat(l.path("reason").asText()).startsWith("unresolvable match");
         });
         assertThat(letters).anySatisfy(l -> assertThat(l.path("reason").asText()).isEqualTo("empty message"));
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(service.done().resolve("c-002.json")));
+        await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(service.done().resolve("c-002.json")));
     }
 
     private static String reasonFor(List<JsonNode> letters, String body) {

@@ -123,7 +123,7 @@ class HttpSourcePartnersTest {
             assertThat(ids(b)).allMatch("down-1"::equals);
 
             // nothing lost: every message b booked is in b's dead letters, for b, with its body, to replay to it
-            await().atMost(Duration.ofSeconds(30)).until(() -> service.deadLetterCount() == 6);
+            await().atMost(Duration.ofSeconds(5)).until(() -> service.deadLetterCount() == 6);
             List<JsonNode> letters = service.deadLetterEntries();
             assertThat(letters).extracting(l -> l.path("message_id").asText())
                     .containsExactlyInAnyOrder("down-1", "down-2", "down-3", "down-4", "down-5", "down-6");
@@ -150,9 +150,9 @@ class HttpSourcePartnersTest {
                      .start()) {
             // b takes 3 s per push: the first message fills its one place
             CompletableFuture<HttpResponse<String>> slow = postAsync(service, Messages.odds("full-1", Messages.external("1", 900)));
-            await().atMost(Duration.ofSeconds(30)).until(() -> ids(a).contains("full-1"));
+            await().atMost(Duration.ofSeconds(5)).until(() -> ids(a).contains("full-1"));
             // a's one place is free again once its push has settled, a moment after the partner took it
-            await().atMost(Duration.ofSeconds(30)).until(() -> service.bean("liveoddsLiveMatches-a", LiveMatches.class).backlog() == 0);
+            await().atMost(Duration.ofSeconds(5)).until(() -> service.bean("liveoddsLiveMatches-a", LiveMatches.class).backlog() == 0);
 
             long started = System.nanoTime();
             JsonNode second = JSON.readTree(accepted(service, Messages.odds("full-2", Messages.external("2", 901))));

@@ -61,7 +61,7 @@ class ManyPartnersTest {
         assertThat(b.arrivals()).filteredOn(r -> !r.isHeartbeat())
                 .allSatisfy(r -> assertThat(r.path()).startsWith("/partner/v1/liveodds/202/match:900/"));
         assertThat(ids(b)).doesNotContain("only-a-1");
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(service.done().resolve("m-003.json")));
+        await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(service.done().resolve("m-003.json")));
     }
 
     private static List<String> ids(LoopbackPartner partner) {

@@ -69,7 +69,7 @@ class PartnerFixturesTest {
         assertThat(liveOdds(get("/v1/liveodds/101/fixtures", "Bearer fx-a-one"))).isEqualTo(AS_THE_FILE_SAYS);
 
         // (awaited: the booking test edits b's booking and puts it back)
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
             Map<String, Boolean> forB = liveOdds(get("/v1/liveodds/202/fixtures", "Bearer fx-b-one"));
             assertThat(forB.keySet()).isEqualTo(AS_THE_FILE_SAYS.keySet());
             assertThat(forB).containsEntry("match:41234571", true).containsEntry("match:41234567", true)
@@ -126,7 +126,7 @@ class PartnerFixturesTest {
         String before = Files.readString(bookingB);
         try {
             Files.move(tmp, bookingB, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
                     liveOdds(get("/v1/liveodds/202/fixtures", "Bearer fx-b-one")).entrySet().stream()
                             .filter(Map.Entry::getValue).map(Map.Entry::getKey).toList()).containsExactly("match:44120071"));
             assertThat(liveOdds(get("/v1/liveodds/101/fixtures", "Bearer fx-a-one"))).isEqualTo(AS_THE_FILE_SAYS);

@@ -102,7 +102,7 @@ class StatusEndpointTest {
                 double tokenLife = during.value("liveodds_token_expires_in_seconds");
                 assertThat(tokenLife).isBetween(0.0, 4.0);
                 // the 4 s token is renewed at half its life: the gauge moves, and never shows an expired token
-                await().atMost(Duration.ofSeconds(30)).until(() -> MetricsScrape.of(service).value("liveodds_token_expires_in_seconds") > tokenLife);
+                await().atMost(Duration.ofSeconds(6)).until(() -> MetricsScrape.of(service).value("liveodds_token_expires_in_seconds") > tokenLife);
                 assertThat(MetricsScrape.of(service).value("liveodds_token_expires_in_seconds")).isPositive();
 
                 // the refused letter replayed by its id (the file name) once the partner takes it
@@ -114,7 +114,7 @@ class StatusEndpointTest {
                 assertThat(status(service).at("/dead_letters/count").asInt()).isEqualTo(1);
 
                 // upstream falls silent: the gauge and the status say so
-                await().atMost(Duration.ofSeconds(30)).until(() -> MetricsScrape.of(service).value("liveodds_upstream_up") == 0.0);
+                await().atMost(Duration.ofSeconds(8)).until(() -> MetricsScrape.of(service).value("liveodds_upstream_up") == 0.0);
                 assertThat(status(service).at("/upstream/state").asText()).isEqualTo("DOWN");
             }
         }

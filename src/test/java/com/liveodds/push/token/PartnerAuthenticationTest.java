@@ -58,7 +58,7 @@ class PartnerAuthenticationTest {
             assertThat(pushes).extracting(r -> r.getHeader("Authorization")).containsExactly("Bearer revoked-soon", "Bearer fresh");
             assertThat(pushes).extracting(r -> r.getHeader("Idempotency-Key")).containsOnly("revoked-1");
             assertThat(partner.tokenRequests()).hasSize(2);
-            await().atMost(Duration.ofSeconds(30)).until(() -> service.done().resolve("r-001.json").toFile().exists());
+            await().atMost(Duration.ofSeconds(5)).until(() -> service.done().resolve("r-001.json").toFile().exists());
             assertThat(service.deadLetterCount()).isZero();
         }
     }

@@ -101,7 +101,7 @@ class PartnerTokenProviderTest {
         PartnerTokenProvider tokens = provider(Duration.ofSeconds(60));
         tokens.token();
         // lifetime 2 s, margin min(60 s, 1 s): renewed after about 1 s without anyone asking
-        await().atMost(Duration.ofSeconds(30)).until(() -> partner.tokenRequests().size() >= 3);
+        await().atMost(Duration.ofSeconds(4)).until(() -> partner.tokenRequests().size() >= 3);
         assertThat(tokens.expiresAt()).isAfter(java.time.Instant.now());
     }
 
@@ -132,7 +132,7 @@ class PartnerTokenProviderTest {
 
         partner.server().resetAll();
         partner.tokenEndpointIssuing("back", 3600);
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> "back".equals(tokens.token()));
+        await().atMost(Duration.ofSeconds(3)).ignoreExceptions().until(() -> "back".equals(tokens.token()));
         assertThat(logs.messages())
                 .anyMatch(m -> m.contains("HTTP 401 invalid_client"))
                 .noneMatch(m -> m.contains("very-secret") || m.contains("back"));

@@ -211,7 +211,7 @@ class HttpIngestTest {
         CompletableFuture<HttpResponse<String>> second = sendAsync(Messages.odds("h-busy-2", Messages.external("8", SLOW_MATCH)));
 
         HttpResponse<String>[] busy = new HttpResponse[1];
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> {
+        await().atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(20)).until(() -> {
             busy[0] = send(Messages.odds("h-probe-" + System.nanoTime(), Messages.external("1", 41234567)), TOKEN);
             return busy[0].statusCode() == 503;
         });

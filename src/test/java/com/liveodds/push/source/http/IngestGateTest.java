@@ -128,7 +128,7 @@ class IngestGateTest {
                     + "Transfer-Encoding: chunked\r\n\r\n8\r\n{\"slow\":\r\n").getBytes(StandardCharsets.US_ASCII));
             out.flush();
 
-            await().atMost(Duration.ofSeconds(30)).until(() -> send(post("ingest-token")
+            await().atMost(Duration.ofSeconds(5)).until(() -> send(post("ingest-token")
                     .POST(HttpRequest.BodyPublishers.ofString(body)).build()).statusCode() == 503);
             HttpResponse<String> busy = send(post("ingest-token").POST(HttpRequest.BodyPublishers.ofString(body)).build());
             assertThat(busy.statusCode()).isEqualTo(503);
@@ -142,7 +142,7 @@ class IngestGateTest {
             assertThat(status).isEqualTo("HTTP/1.1 200 OK");
         }
         // the bytes are given back once the slow request is answered
-        await().atMost(Duration.ofSeconds(30)).until(() -> send(post("ingest-token")
+        await().atMost(Duration.ofSeconds(5)).until(() -> send(post("ingest-token")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build()).statusCode() == 200);
         assertThat(received).contains("{\"slow\":1}", body);
     }

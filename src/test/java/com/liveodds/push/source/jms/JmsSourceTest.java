@@ -79,7 +79,7 @@ class JmsSourceTest {
                     || h.equalsIgnoreCase("X_Upstream_Trace") || h.startsWith("Camel"));
             assertThat(push.getHeaders().all().toString()).doesNotContain("trace-1", "corr-1", "odds-engine");
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> broker.queue(QUEUE).getMessageCount() == 0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> broker.queue(QUEUE).getMessageCount() == 0);
     }
 
     @Test
@@ -111,7 +111,7 @@ class JmsSourceTest {
         assertThat(perMatch).hasSize(fights);
         List<Integer> expected = java.util.stream.IntStream.range(0, perFight).boxed().toList();
         perMatch.forEach((fight, order) -> assertThat(order).as("order of fight %s", fight).isEqualTo(expected));
-        await().atMost(Duration.ofSeconds(30)).until(() -> broker.queue(QUEUE).getMessageCount() == 0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> broker.queue(QUEUE).getMessageCount() == 0);
     }
 
     @Test
