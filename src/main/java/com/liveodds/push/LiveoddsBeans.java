@@ -45,7 +45,6 @@ import com.liveodds.push.settings.SettingsReader;
 import com.liveodds.push.settings.StartupSettings;
 import com.liveodds.push.source.SourceHealthCheck;
 import com.liveodds.push.source.file.InboxGuard;
-import com.liveodds.push.source.file.InboxOrder;
 import com.liveodds.push.source.file.SharedInbox;
 import com.liveodds.push.source.http.HttpSource;
 import com.liveodds.push.source.http.IngestGate;
@@ -188,7 +187,6 @@ public class LiveoddsBeans implements CamelContextAware {
         InboxGuard guard = new InboxGuard(deadLetters, rejections, upstream);
         guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
         bind("liveoddsInboxGuard", guard);
-        bind("liveoddsInboxOrder", new InboxOrder());
         bind("liveoddsSeda", new SedaComponent());
         SharedInbox inbox = new SharedInbox(guard);
         inbox.setDir(settings.text("liveodds.source.file.dir"));

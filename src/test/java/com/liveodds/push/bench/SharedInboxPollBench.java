@@ -12,7 +12,6 @@ import com.liveodds.push.deadletter.DeadLetterStore;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ingest.Rejections;
 import com.liveodds.push.source.file.InboxGuard;
-import com.liveodds.push.source.file.InboxOrder;
 import com.liveodds.push.source.file.SharedInbox;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
@@ -70,7 +69,6 @@ class SharedInboxPollBench {
             shared.setDir(inbox.toString());
             shared.setPartners(String.join(",", upNames) + ",down");
             context.getRegistry().bind("shared", shared);
-            context.getRegistry().bind("order", new InboxOrder());
             context.addComponent("liveoddsSeda", new SedaComponent());
             AtomicInteger taken = new AtomicInteger();
             // the partner that is down keeps its files in hand, as its delivery queues would
@@ -79,7 +77,7 @@ class SharedInboxPollBench {
                 @Override
                 public void configure() {
                     from("file:" + inbox + "?include=.*\\.json&noop=true&idempotent=false&filter=#bean:shared&pollStrategy=#bean:shared"
-                            + "&sorter=#bean:order&readLock=none&delay=50&maxMessagesPerPoll=2000&eagerMaxMessagesPerPoll=false")
+                            + "&preSort=true&readLock=none&delay=50&maxMessagesPerPoll=2000&eagerMaxMessagesPerPoll=true")
                             .recipientList(method(shared, "take"));
                     for (String name : upNames) {
                         from("liveoddsSeda:liveodds-inbox-" + name + "?size=" + SharedInbox.MOST_IN_HAND)

@@ -59,13 +59,12 @@ class SharedInboxTest {
         // the delivery queues of each partner take 5 pushes: so does its share of the inbox
         shared.setQueueSize(5);
         context.getRegistry().bind("shared", shared);
-        context.getRegistry().bind("order", new InboxOrder());
         context.addComponent("liveoddsSeda", new SedaComponent());
         context.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
                 from("file:" + inbox + "?include=RAW((?s).*\\.json)&noop=true&idempotent=false&filter=#bean:shared&pollStrategy=#bean:shared"
-                        + "&sorter=#bean:order&readLock=none&delay=20&maxMessagesPerPoll=2000&eagerMaxMessagesPerPoll=false")
+                        + "&preSort=true&readLock=none&delay=20&maxMessagesPerPoll=2000&eagerMaxMessagesPerPoll=true")
                         .recipientList(method(shared, "take"));
                 for (String partner : List.of("up", "down")) {
                     from("liveoddsSeda:liveodds-inbox-" + partner + "?size=" + SharedInbox.MOST_IN_HAND)
