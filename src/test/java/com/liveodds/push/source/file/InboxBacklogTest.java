@@ -1,0 +1,85 @@
+package com.liveodds.push.source.file;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+
+import com.liveodds.push.support.LoopbackPartner;
+import com.liveodds.push.support.LoopbackPartner.Arrival;
+import com.liveodds.push.support.Messages;
+import com.liveodds.push.support.RunningService;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A backlog larger than one poll of the inbox (2,000 files), written in scrambled order before the service starts:
+ * each match's pushes still reach the partner in file-name order, with one partner (liveodds-source-file) and with
+ * several (liveodds-source-file-shared), and every file leaves the inbox.
+ */
+class InboxBacklogTest {
+
+    private static final int FILES = 2_300;
+    private static final int MATCHES = 3;
+
+    @Test
+    void aBacklogOfMoreThanOnePollIsPushedInFileNameOrder(@TempDir Path work) throws Exception {
+        writeScrambledBacklog(work.resolve("inbox"));
+        try (LoopbackPartner partner = new LoopbackPartner();
+             RunningService service = RunningService.builder().partner(partner.baseUrl(), partner.authUrl()).work(work).start()) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> inboxIsEmpty(service.inbox()));
+            assertEachMatchInFileNameOrder(partner);
+        }
+    }
+
+    @Test
+    void aBacklogOfMoreThanOnePollIsPushedToEachPartnerInFileNameOrder(@TempDir Path work) throws Exception {
+        writeScrambledBacklog(work.resolve("inbox"));
+        try (LoopbackPartner a = new LoopbackPartner(); LoopbackPartner b = new LoopbackPartner();
+             RunningService service = RunningService.builder().partner("a", "1", a.baseUrl(), a.authUrl())
+                     .partner("b", "2", b.baseUrl(), b.authUrl()).work(work).start()) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> inboxIsEmpty(service.inbox()));
+            assertEachMatchInFileNameOrder(a);
+            assertEachMatchInFileNameOrder(b);
+        }
+    }
+
+    /** File i holds message m-i of match i % 3; the files are created in an order unrelated to their names. */
+    private static void writeScrambledBacklog(Path inbox) {
+        for (int n = 0; n < FILES; n++) {
+            int i = (int) ((n * 7919L) % FILES);
+            RunningService.drop(inbox, String.format("f-%05d.json", i),
+                    Messages.odds(String.format("m-%05d", i), Messages.external(Integer.toString(i % MATCHES), 700 + i % MATCHES)));
+        }
+    }
+
+    private static boolean inboxIsEmpty(Path inbox) throws IOException {
+        try (Stream<Path> entries = Files.list(inbox)) {
+            return entries.noneMatch(p -> p.getFileName().toString().endsWith(".json"));
+        }
+    }
+
+    /** Per match, the pushes in increasing message id (superseded odds may be missing), the match's last one among them. */
+    private static void assertEachMatchInFileNameOrder(LoopbackPartner partner) {
+        List<Arrival> pushes = partner.arrivals().stream().filter(a -> !a.isHeartbeat()).toList();
+        for (int match = 0; match < MATCHES; match++) {
+            String matchId = "match:" + (700 + match);
+            List<String> ids = pushes.stream().filter(a -> a.matchId().equals(matchId)).map(Arrival::messageId).toList();
+            assertThat(ids).as("pushes of %s", matchId).isSortedAccordingTo(String::compareTo).doesNotHaveDuplicates();
+            assertThat(ids).as("pushes of %s", matchId).endsWith(String.format("m-%05d", lastOf(match)));
+        }
+    }
+
+    private static int lastOf(int match) {
+        int last = FILES - 1;
+        while (last % MATCHES != match) {
+            last--;
+        }
+        return last;
+    }
+}
