@@ -155,6 +155,7 @@ public class LiveoddsBeans implements CamelContextAware {
     /** routes/ingest.yaml: validation, rejections by reason, the match id, the push; a message judged once for all partners. */
     private Ingest ingest(Meters meters) {
         EnvelopeValidator validator = bind("liveoddsEnvelopeValidator", new EnvelopeValidator());
+        bind("liveoddsAliveMessage", validator.aliveCheck());
         Rejections rejections = new Rejections();
         rejections.setMeters(meters);
         bind("liveoddsRejections", rejections);

@@ -21,6 +21,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.liveodds.push.ingest.RejectedMessageException.Reason;
 import com.liveodds.push.ops.LogSafe;
+import org.apache.camel.Predicate;
 
 /**
  * Checks one upstream message against the rules of contract sections 3 and 11 and parses it: UTF-8 (a byte-order
@@ -92,9 +93,13 @@ public class EnvelopeValidator {
         return new UpstreamMessage(messageId, messageType, json, fightMetadata, body);
     }
 
-    /** Whether a validated message is upstream's keep-alive, which stops at ingest (the dispatch route asks). */
-    public boolean isAlive(UpstreamMessage message) {
-        return message.isAlive();
+    /**
+     * Whether a validated message is upstream's keep-alive, which stops at ingest: the predicate of the dispatch route's
+     * choice ({@code ref: liveoddsAliveMessage}). The method language would copy the exchange and wait on the copy for
+     * every message.
+     */
+    public Predicate aliveCheck() {
+        return exchange -> exchange.getMessage().getBody() instanceof UpstreamMessage message && message.isAlive();
     }
 
     /** Strict UTF-8 (a UTF-8 byte-order mark skipped): a byte sequence that is not UTF-8 is refused, never turned into U+FFFD. */

@@ -12,6 +12,10 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import com.liveodds.push.ingest.RejectedMessageException.Reason;
+import org.apache.camel.Exchange;
+import org.apache.camel.Predicate;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -33,6 +37,22 @@ class EnvelopeValidatorTest {
                 .isAlive()).isTrue();
         assertThat(validator.validate("{\"message_id\":\"d\",\"message_type\":\"alive\",\"timestamp\":\"2026-11-21T20:15:03+00:00\"}")
                 .isAlive()).as("a zero offset is UTC").isTrue();
+    }
+
+    @Test
+    void theDispatchRoutesPredicateTellsTheKeepAliveFromAPush() throws Exception {
+        Predicate alive = validator.aliveCheck();
+        try (DefaultCamelContext context = new DefaultCamelContext()) {
+            Exchange exchange = new DefaultExchange(context);
+            exchange.getMessage().setBody(validator.validate(
+                    "{\"message_id\":\"c\",\"message_type\":\"alive\",\"timestamp\":\"2026-11-21T20:15:03.123Z\"}"));
+            assertThat(alive.matches(exchange)).isTrue();
+            exchange.getMessage().setBody(validator.validate("{\"message_id\":\"a\",\"message_type\":\"odds\",\"odds_type\":\"snapshot\","
+                    + "\"timestamp\":\"2026-11-21T20:15:03.123Z\"," + META + "}"));
+            assertThat(alive.matches(exchange)).isFalse();
+            exchange.getMessage().setBody("{\"message_type\":\"alive\"}");
+            assertThat(alive.matches(exchange)).as("only a validated message is judged").isFalse();
+        }
     }
 
     @ParameterizedTest
