@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * (sortBy file:name, changed read lock of 200 ms), with a comparator sorting every file listed before the poll's
  * first 500 are taken (the file source until 2026-11-27), and with the options it has now (the listing sorted by name
  * first, then the first 500 taken). Not a test: it prints how long until the first message of the poll is handed on,
- * until its 500 messages are, and the CPU the whole inbox took. Run with {@code mvn -B test -Pbench -Dtest=InboxPollBench}.
+ * until its 500 messages are, and the CPU the whole inbox took. Run with
+ * {@code mvn -B -o test -Dtest=InboxPollBench -Dtest.excludedGroups=none}.
  */
 @Tag("bench")
 class InboxPollBench {
