@@ -194,6 +194,7 @@ public class LiveoddsBeans implements CamelContextAware {
         inbox.setPartners(settings.text("liveodds.partners", ""));
         inbox.setQueueSize(queueShare);
         bind("liveoddsSharedInbox", inbox);
+        bind("liveoddsInboxTakers", inbox.takers());
     }
 
     /**

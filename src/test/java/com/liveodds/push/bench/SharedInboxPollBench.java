@@ -78,7 +78,7 @@ class SharedInboxPollBench {
                 public void configure() {
                     from("file:" + inbox + "?include=.*\\.json&noop=true&idempotent=false&filter=#bean:shared&pollStrategy=#bean:shared"
                             + "&preSort=true&readLock=none&delay=50&maxMessagesPerPoll=2000&eagerMaxMessagesPerPoll=true")
-                            .recipientList(method(shared, "take"));
+                            .recipientList(shared.takers());
                     for (String name : upNames) {
                         from("liveoddsSeda:liveodds-inbox-" + name + "?size=" + SharedInbox.MOST_IN_HAND)
                                 .process(e -> shared.inHand(e, name))

@@ -24,9 +24,11 @@ import com.liveodds.push.ops.LogSafe;
 import org.apache.camel.Consumer;
 import org.apache.camel.Endpoint;
 import org.apache.camel.Exchange;
+import org.apache.camel.Expression;
 import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.component.file.OptimizedFileFilter;
 import org.apache.camel.support.DefaultPollingConsumerPollStrategy;
+import org.apache.camel.support.ExpressionAdapter;
 import org.apache.camel.support.ScheduledBatchPollingConsumer;
 import org.apache.camel.support.SynchronizationAdapter;
 import org.slf4j.Logger;
@@ -198,12 +200,23 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         return guard.accept((GenericFile<File>) file);
     }
 
+    /** {@link #take} as the shared route's recipient list ({@code ref: liveoddsInboxTakers}). */
+    public Expression takers() {
+        return new ExpressionAdapter() {
+            @Override
+            public Object evaluate(Exchange exchange) {
+                return take(exchange);
+            }
+        };
+    }
+
     /**
-     * In file-name order, for each listed file: the queues of the partners that take it now ({@code liveoddsSeda:...}, for
-     * the route's recipient list), its body read once for all of them. None when nobody takes it; a file every partner
-     * is done with moves to .done/.
+     * In file-name order, for each listed file: the queues of the partners that take it now ({@code liveoddsSeda:...}).
+     * None when nobody takes it; a file every partner is done with moves to .done/. Each copy carries the file, not its
+     * bytes: the partner whose reading judges the message reads it, the others take its verdict (MessageVerdicts), and
+     * a partner that is down holds its files in hand without their contents.
      */
-    public List<String> take(Exchange exchange) {
+    List<String> take(Exchange exchange) {
         String name = exchange.getMessage().getHeader(Exchange.FILE_NAME_ONLY, String.class);
         String key = PartnerProgress.key(name);
         List<Share> takers = new ArrayList<>();
@@ -234,15 +247,6 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
             if (allDone) {
                 moveToDone(name, key);
             }
-        }
-        if (takers.isEmpty()) {
-            return List.of();
-        }
-        try {
-            exchange.getMessage().setBody(exchange.getMessage().getBody(byte[].class));
-        } catch (RuntimeException e) {
-            takers.forEach(share -> handedBack(share, key));
-            throw e;
         }
         return takers.stream().map(Share::queue).toList();
     }

@@ -65,7 +65,7 @@ class SharedInboxTest {
             public void configure() {
                 from("file:" + inbox + "?include=RAW((?s).*\\.json)&noop=true&idempotent=false&filter=#bean:shared&pollStrategy=#bean:shared"
                         + "&preSort=true&readLock=none&delay=20&maxMessagesPerPoll=2000&eagerMaxMessagesPerPoll=true")
-                        .recipientList(method(shared, "take"));
+                        .recipientList(shared.takers());
                 for (String partner : List.of("up", "down")) {
                     from("liveoddsSeda:liveodds-inbox-" + partner + "?size=" + SharedInbox.MOST_IN_HAND)
                             .process(e -> shared.inHand(e, partner))
