@@ -1,13 +1,6 @@
 package com.liveodds.push.bench;
 
-import java.io.BufferedInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -20,6 +13,7 @@ import java.util.Map;
 
 import com.liveodds.push.partner.PartnerHttp;
 import com.liveodds.push.partner.PartnerTls;
+import com.liveodds.push.support.RawPartner;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.RouteBuilder;
@@ -32,8 +26,9 @@ import org.junit.jupiter.api.Test;
  * camel-http alone (the bundle's {@code liveoddsHttp}, configured by {@link PartnerHttp} as every partner's is), then
  * through a route with the push route's header and verdict steps around it, next to the raw client
  * ({@link PlainHttpConnection}) sending the same request, one keep-alive connection each, to the same loopback
- * receiver answering 202. Only the sending thread's CPU is counted (the receiver runs on threads of its own), best
- * round of several, in alternating order. Run with {@code mvn -B test -Pbench -Dtest=CamelHttpFloorBench}, and with
+ * receiver answering 202 ({@link RawPartner}). Only the sending thread's CPU is counted (the receiver runs on threads of
+ * its own), best round of several, in alternating order. Run with
+ * {@code mvn -B -o test -Dtest=CamelHttpFloorBench -Dtest.excludedGroups=none}, and with
  * {@code -DargLine=-XX:TieredStopAtLevel=1} for the JIT of the default launch.
  */
 @Tag("bench")
@@ -49,15 +44,15 @@ class CamelHttpFloorBench {
 
     @Test
     void cpuPerRequest() throws Exception {
-        try (Receiver receiver = new Receiver(); DefaultCamelContext camel = new DefaultCamelContext()) {
-            String base = "http://127.0.0.1:" + receiver.port();
+        try (RawPartner receiver = new RawPartner(RawPartner.status(202)).keepingNoRequests();
+             DefaultCamelContext camel = new DefaultCamelContext()) {
+            String base = receiver.baseUrl();
             camel.getRegistry().bind("liveoddsHttp", new PartnerHttp(new PartnerTls(), Duration.ofSeconds(10), 4).component());
             camel.addRoutes(new RouteBuilder() {
                 @Override
                 public void configure() {
                     from("direct:push").routeId("push")
-                            .removeHeaders("*", "Camel*")
-                            .removeHeaders("CamelHttp*")
+                            .removeHeaders("*", "CamelLiveodds*")
                             .setHeader("Authorization", simple("Bearer ${variable.token}"))
                             .setHeader("Content-Type", constant("application/json"))
                             .setHeader("Idempotency-Key", variable("messageId"))
@@ -143,76 +138,5 @@ class CamelHttpFloorBench {
         long start = threads.getCurrentThreadCpuTime();
         run(sender, REQUESTS);
         return (threads.getCurrentThreadCpuTime() - start) / 1e3 / REQUESTS;
-    }
-
-    /**
-     * Answers 202 with no body to every POST, on a keep-alive connection, a thread per connection. Not RawPartner or
-     * LoopbackPartner: they record every request in a copy-on-write list, which 180,000 requests would make the
-     * bottleneck.
-     */
-    private static final class Receiver implements AutoCloseable {
-        private final ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        private final Thread acceptor = new Thread(this::accept, "floor-receiver");
-
-        Receiver() throws IOException {
-            acceptor.setDaemon(true);
-            acceptor.start();
-        }
-
-        int port() {
-            return server.getLocalPort();
-        }
-
-        private void accept() {
-            while (!server.isClosed()) {
-                try {
-                    Socket socket = server.accept();
-                    Thread t = new Thread(() -> serve(socket), "floor-connection");
-                    t.setDaemon(true);
-                    t.start();
-                } catch (IOException e) {
-                    return;
-                }
-            }
-        }
-
-        private static void serve(Socket socket) {
-            byte[] answer = "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
-            try (socket; InputStream in = new BufferedInputStream(socket.getInputStream()); OutputStream out = socket.getOutputStream()) {
-                while (true) {
-                    long length = -1;
-                    StringBuilder line = new StringBuilder();
-                    int c;
-                    boolean head = true;
-                    while (head) {
-                        c = in.read();
-                        if (c < 0) {
-                            return;
-                        }
-                        if (c == '\n') {
-                            String l = line.toString().trim();
-                            if (l.isEmpty()) {
-                                head = false;
-                            } else if (l.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
-                                length = Long.parseLong(l.substring(15).trim());
-                            }
-                            line.setLength(0);
-                        } else {
-                            line.append((char) c);
-                        }
-                    }
-                    in.skipNBytes(Math.max(0, length));
-                    out.write(answer);
-                    out.flush();
-                }
-            } catch (IOException e) {
-                // the sender went away
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            server.close();
-        }
     }
 }

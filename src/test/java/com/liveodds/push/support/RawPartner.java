@@ -49,6 +49,7 @@ public final class RawPartner implements AutoCloseable {
     private final List<Request> requests = new CopyOnWriteArrayList<>();
     private final AtomicInteger connections = new AtomicInteger();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private volatile boolean keepRequests = true;
 
     public RawPartner(Behaviour behaviour) {
         this(null, behaviour);
@@ -108,6 +109,12 @@ public final class RawPartner implements AutoCloseable {
         };
     }
 
+    /** Answers without keeping the requests: a benchmark's hundreds of thousands would make the copy-on-write list its bottleneck. */
+    public RawPartner keepingNoRequests() {
+        keepRequests = false;
+        return this;
+    }
+
     public String baseUrl() {
         return (server instanceof SSLServerSocket ? "https" : "http") + "://127.0.0.1:" + server.getLocalPort();
     }
@@ -129,7 +136,9 @@ public final class RawPartner implements AutoCloseable {
                 if (request == null) {
                     return;
                 }
-                requests.add(request);
+                if (keepRequests) {
+                    requests.add(request);
+                }
                 if (!behaviour.answer(request, socket, out)) {
                     return;
                 }
