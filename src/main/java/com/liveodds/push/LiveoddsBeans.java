@@ -3,6 +3,7 @@ package com.liveodds.push;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
@@ -14,6 +15,8 @@ import org.apache.camel.spi.Registry;
 
 import com.liveodds.push.auth.BearerAuthenticator;
 import com.liveodds.push.auth.BearerPolicy;
+import com.liveodds.push.auth.PartnerAllowance;
+import com.liveodds.push.auth.ServerDoor;
 import com.liveodds.push.booking.BookingApi;
 import com.liveodds.push.deadletter.DeadLetterReplay;
 import com.liveodds.push.deadletter.DeadLetterStore;
@@ -99,9 +102,9 @@ public class LiveoddsBeans implements CamelContextAware {
         Ingest ingest = ingest(meters);
         DeadLetterStore deadLetters = deadLetters(secretMask);
         fileSource(deadLetters, ingest.rejections(), upstream, partners.queueShare());
-        BearerAuthenticator ingestAuthenticator = httpApi(partners);
-        httpSource(ingestAuthenticator);
-        admin();
+        BearerAuthenticator partnerTokens = httpApi(partners);
+        httpSource();
+        door(partnerTokens, admin());
         jmsSource(partners);
         Map<String, KafkaPartitions> kafkaPartitions = kafkaSource(partners, ingest);
         SourceHealthCheck sourceCheck = new SourceHealthCheck();
@@ -200,9 +203,7 @@ public class LiveoddsBeans implements CamelContextAware {
     /**
      * The HTTP API on camel.server.port (fixtures.yaml, booking.yaml): the bearer check of liveodds.fixtures.auth.*, each
      * token bound to its partner, as a policy step; JSON answers that carry no header of the request; a JSON 404 for a path
-     * nothing serves; is_liveodds of each partner from its booking. Returns the HTTP source's bearer check: one
-     * partner, as the fixtures API; several, static liveodds.source.http.tokens, so that no partner's token feeds
-     * every partner (StartupSettings derives liveodds.source.http.auth.*).
+     * nothing serves; is_liveodds of each partner from its booking. Returns the partners' bearer check.
      */
     private BearerAuthenticator httpApi(LiveoddsPartners partners) {
         BearerAuthenticator fixtures = jwtCapable(settings.text("liveodds.fixtures.auth.mode"), "the fixtures API");
@@ -211,13 +212,6 @@ public class LiveoddsBeans implements CamelContextAware {
         fixtures.setTokensSetting("liveodds.fixtures.auth.tokens");
         bind("liveoddsBearerAuthenticator", fixtures, "start", null);
         bind("liveoddsPartnerPolicy", new BearerPolicy(fixtures, true));
-
-        BearerAuthenticator ingest = jwtCapable(settings.text("liveodds.source.http.auth.mode"), "the HTTP source");
-        ingest.setTokens(settings.text("liveodds.source.http.auth.tokens"));
-        ingest.setTokensSetting(settings.text("liveodds.source.http.auth.tokens-setting"));
-        ingest.setInUse(settings.flag("liveodds.source.http.auth.in-use"));
-        bind("liveoddsIngestAuthenticator", ingest, "start", null);
-        bind("liveoddsIngestPolicy", new BearerPolicy(ingest));
 
         bind("liveoddsHttpAnswers", new HttpAnswers());
         bind("liveoddsJsonErrors", new JsonErrors());
@@ -229,7 +223,7 @@ public class LiveoddsBeans implements CamelContextAware {
         BookingApi booking = new BookingApi();
         booking.setBookings(partners.bookingsByPartnerId());
         bind("liveoddsBookingApi", booking);
-        return ingest;
+        return fixtures;
     }
 
     /** A bearer check in the given mode, its jwt mode on the keys, issuer and audience of liveodds.fixtures.auth.*. */
@@ -246,8 +240,18 @@ public class LiveoddsBeans implements CamelContextAware {
         return authenticator;
     }
 
-    /** routes/source-http.yaml: POST /v1/ingest, its bearer, size and memory checks before any of the body is read. */
-    private void httpSource(BearerAuthenticator authenticator) {
+    /**
+     * routes/source-http.yaml: POST /v1/ingest, its bearer, size and memory checks before any of the body is read. Its
+     * bearer check: one partner, as the fixtures API; several, static liveodds.source.http.tokens, so that no partner's
+     * token feeds every partner (StartupSettings derives liveodds.source.http.auth.*).
+     */
+    private void httpSource() {
+        BearerAuthenticator authenticator = jwtCapable(settings.text("liveodds.source.http.auth.mode"), "the HTTP source");
+        authenticator.setTokens(settings.text("liveodds.source.http.auth.tokens"));
+        authenticator.setTokensSetting(settings.text("liveodds.source.http.auth.tokens-setting"));
+        authenticator.setInUse(settings.flag("liveodds.source.http.auth.in-use"));
+        bind("liveoddsIngestAuthenticator", authenticator, "start", null);
+        bind("liveoddsIngestPolicy", new BearerPolicy(authenticator));
         HttpSource source = new HttpSource();
         source.setMaxBody(settings.number("liveodds.source.http.max-body-bytes"));
         source.setMaxInFlight(settings.count("liveodds.source.http.max-in-flight", 1));
@@ -261,8 +265,27 @@ public class LiveoddsBeans implements CamelContextAware {
         bind("liveoddsIngestGate", gate);
     }
 
+    /**
+     * The door of camel.server.port (contract 22, installed by routes/fixtures.yaml): the partner paths take a partner's
+     * token and at most 4 KiB of body, within each partner's share; the operator paths an admin token and 64 KiB; the
+     * status page nothing; /v1/ingest its own gate (liveoddsIngestGate). A body that has not ended by
+     * liveodds.delivery.timeout is cut. Only the bundle's own paths: a host's /admin/... is the host's.
+     */
+    private void door(BearerAuthenticator partnerTokens, BearerAuthenticator adminTokens) {
+        PartnerAllowance allowance = new PartnerAllowance(settings.count("liveodds.partner.api.max-concurrent", 1),
+                settings.count("liveodds.partner.api.max-requests", 1));
+        bind("liveoddsServerDoor", new ServerDoor(List.of(
+                new ServerDoor.Entrance("/v1/ingest", null, false, -1),
+                new ServerDoor.Entrance("/v1/liveodds/", partnerTokens, true, 4 * 1024),
+                new ServerDoor.Entrance("/admin/status", adminTokens, false, 64 * 1024),
+                new ServerDoor.Entrance("/admin/dead-letters", adminTokens, false, 64 * 1024),
+                new ServerDoor.Entrance("/admin/partners/", adminTokens, false, 64 * 1024),
+                new ServerDoor.Entrance("/status", null, false, 0)),
+                allowance, settings.duration("liveodds.delivery.timeout")));
+    }
+
     /** routes/admin.yaml: its own tokens, so a partner's fixtures token never opens the operator endpoints. */
-    private void admin() {
+    private BearerAuthenticator admin() {
         BearerAuthenticator authenticator = new BearerAuthenticator();
         authenticator.setMode("static");
         authenticator.setTokens(settings.text("liveodds.admin.tokens"));
@@ -270,6 +293,7 @@ public class LiveoddsBeans implements CamelContextAware {
         authenticator.setGuards("the operator endpoints");
         bind("liveoddsAdminAuthenticator", authenticator, "start", null);
         bind("liveoddsAdminPolicy", new BearerPolicy(authenticator));
+        return authenticator;
     }
 
     /**

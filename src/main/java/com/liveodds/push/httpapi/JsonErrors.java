@@ -1,6 +1,8 @@
 package com.liveodds.push.httpapi;
 
 import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -21,6 +23,9 @@ import org.apache.camel.support.RoutePolicySupport;
  * route that always runs on that port (the fixtures API).
  */
 public class JsonErrors extends RoutePolicySupport {
+
+    /** The endpoints' path templates, compiled once (the door asks for every request of our paths). */
+    private static final Map<String, Pattern> TEMPLATES = new ConcurrentHashMap<>();
 
     private io.vertx.ext.web.Route catchAll;
 
@@ -56,7 +61,8 @@ public class JsonErrors extends RoutePolicySupport {
         }
     }
 
-    private static String allowedMethods(CamelContext camel, String path) {
+    /** The methods the routes serve on this path, sorted and comma-separated; empty when none serves it. */
+    public static String allowedMethods(CamelContext camel, String path) {
         if (!(camel.hasComponent("platform-http") instanceof PlatformHttpComponent http)) {
             return "";
         }
@@ -68,6 +74,10 @@ public class JsonErrors extends RoutePolicySupport {
 
     /** {@code /v1/liveodds/{partnerId}/fixtures} as a pattern: each {@code {name}} is one path segment. */
     private static Pattern template(String uri) {
+        return TEMPLATES.computeIfAbsent(uri, JsonErrors::compile);
+    }
+
+    private static Pattern compile(String uri) {
         return Pattern.compile(Arrays.stream(uri.split("\\{[^/}]*}", -1)).map(Pattern::quote).collect(Collectors.joining("[^/]+")));
     }
 

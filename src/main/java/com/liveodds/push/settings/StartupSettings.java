@@ -48,7 +48,8 @@ public final class StartupSettings {
     static final Map<String, Integer> COUNT_KEYS = Map.of("liveodds.delivery.max-in-flight", 1,
             "liveodds.delivery.queue-size", 1, "liveodds.source.http.max-in-flight", 1, "liveodds.source.jms.consumers", 1,
             "liveodds.source.kafka.consumers", 1, "liveodds.source.kafka.max-poll-records", 1,
-            "liveodds.source.kafka.look-back-records", 0, "liveodds.recovery.max-requests", 1);
+            "liveodds.source.kafka.look-back-records", 0, "liveodds.recovery.max-requests", 1,
+            "liveodds.partner.api.max-concurrent", 1, "liveodds.partner.api.max-requests", 1);
     /** Written as true or false. */
     static final List<String> FLAG_KEYS = List.of("liveodds.delivery.supersede", "liveodds.demo.producer",
             "liveodds.tracing.enabled");

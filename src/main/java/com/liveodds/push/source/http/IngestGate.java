@@ -3,7 +3,7 @@ package com.liveodds.push.source.http;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.liveodds.push.auth.BearerAuthenticator;
-import com.liveodds.push.httpapi.HttpAnswers;
+import com.liveodds.push.auth.ServerDoor;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
@@ -62,7 +62,8 @@ public class IngestGate extends RoutePolicySupport {
         Router router = route.getCamelContext().getRegistry().findByType(VertxPlatformHttpRouter.class).stream()
                 .filter(VertxPlatformHttpRouter::isMainServer).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no platform-http server for " + path));
-        gate = router.route(path).order(Integer.MIN_VALUE).handler(this::gate);
+        // right behind the door of the server (ServerDoor), which has refused a token in the query
+        gate = router.route(path).order(Integer.MIN_VALUE + 1).handler(this::gate);
     }
 
     @Override
@@ -89,18 +90,18 @@ public class IngestGate extends RoutePolicySupport {
     private void admit(RoutingContext context, boolean unauthorized) {
         if (unauthorized) {
             context.response().putHeader("WWW-Authenticate", "Bearer");
-            answer(context, 401, "unauthorized", "a valid bearer token is required");
+            ServerDoor.refuse(context, 401, "unauthorized", "a valid bearer token is required");
             return;
         }
-        long length = contentLength(context.request());
+        long length = ServerDoor.declaredLength(context.request());
         if (length > source.maxBodyBytes()) {
-            answer(context, 413, "payload_too_large", "the message is larger than liveodds.source.http.max-body");
+            ServerDoor.refuse(context, 413, "payload_too_large", "the message is larger than liveodds.source.http.max-body");
             return;
         }
         long reserved = length >= 0 ? length : serverMaxBody;
         if (!reserve(reserved)) {
             context.response().putHeader("Retry-After", Long.toString(source.retryAfterSeconds()));
-            answer(context, 503, "unavailable", "too many messages are being received; retry later");
+            ServerDoor.refuse(context, 503, "unavailable", "too many messages are being received; retry later");
             return;
         }
         context.addEndHandler(ended -> receiving.addAndGet(-reserved));
@@ -117,33 +118,5 @@ public class IngestGate extends RoutePolicySupport {
                 return true;
             }
         }
-    }
-
-    /**
-     * The declared body size: {@code Content-Length}, or 0 for a request that has no body (HTTP/1.1 without
-     * {@code Transfer-Encoding}, an HTTP/2 stream already ended); -1 when the size is not known in advance.
-     */
-    private static long contentLength(HttpServerRequest request) {
-        String header = request.getHeader(HttpHeaders.CONTENT_LENGTH);
-        if (header == null) {
-            boolean http1 = request.version() != io.vertx.core.http.HttpVersion.HTTP_2;
-            return http1 && request.getHeader(HttpHeaders.TRANSFER_ENCODING) == null || request.isEnded() ? 0 : -1;
-        }
-        try {
-            return Long.parseLong(header.trim());
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    /** An answer before the body was read: the connection is closed after it, so the unread body is never taken. */
-    private static void answer(RoutingContext context, int status, String error, String message) {
-        if (context.response().ended()) {
-            return;
-        }
-        context.response().setStatusCode(status)
-                .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                .putHeader(HttpHeaders.CONNECTION, "close")
-                .end(HttpAnswers.errorBody(error, message));
     }
 }

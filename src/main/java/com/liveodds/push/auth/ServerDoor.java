@@ -1,0 +1,271 @@
+package com.liveodds.push.auth;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+import com.liveodds.push.httpapi.HttpAnswers;
+import com.liveodds.push.httpapi.JsonErrors;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Route;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+import org.apache.camel.support.RoutePolicySupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The door of the bundle's paths on {@code camel.server.port} (contract section 22): a Vert.x handler ahead of every
+ * route, so that nothing of a request's body is read before it is allowed. For a path of ours, in order:
+ * <ol>
+ * <li>a token in the query string ({@code authorization}, {@code access_token}) is refused, 401, and a form body is
+ * taken as plain bytes, never decoded into headers: the token comes from the {@code Authorization} header alone;</li>
+ * <li>a method no route serves there goes on to {@link JsonErrors} (405 or 404), its body unread;</li>
+ * <li>the bearer token of the path's {@link Entrance} (401; a valid token of another partner 404, as an unknown id),
+ * checked off the event loop when it may fetch a JWKS;</li>
+ * <li>a declared size above the path's limit, 413;</li>
+ * <li>a partner's share ({@link PartnerAllowance}), 429 with {@code Retry-After};</li>
+ * <li>the body, read up to the path's limit (413 beyond it) and cut with 408 when it has not ended in time.</li>
+ * </ol>
+ * An answer before the body is read closes the connection, so the unread body is never taken. Every answer, and every
+ * failure of the server's routes (a body over a limit, a bad query), is JSON without a stack trace. Paths that are not
+ * the bundle's (a host's) pass untouched. Installed as a route policy of a route that always runs on that port.
+ */
+public class ServerDoor extends RoutePolicySupport {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ServerDoor.class);
+    /** Query parameters that carry a bearer token (RFC 6750 2.3), refused wherever they come. */
+    private static final List<String> QUERY_TOKENS = List.of("authorization", "access_token");
+
+    /**
+     * What the paths under one prefix ask before their body is read.
+     *
+     * @param prefix        the paths it governs: ending in {@code /}, every path below it ({@code /v1/liveodds/});
+     *                      else that path and the paths below it ({@code /admin/dead-letters})
+     * @param authenticator whose token it takes; null: no token (the status page), or checked by a gate of the path's
+     *                      own ({@code /v1/ingest}, when {@code maxBody} is negative)
+     * @param partnerBound  the token must be one of the partner whose id follows the prefix; that partner's share counts
+     * @param maxBody       bytes of body read at most; negative: the path's own gate judges and reads the body
+     */
+    public record Entrance(String prefix, BearerAuthenticator authenticator, boolean partnerBound, long maxBody) {
+
+        boolean governs(String path) {
+            return path.startsWith(prefix) && (prefix.endsWith("/") || path.length() == prefix.length() || path.charAt(prefix.length()) == '/');
+        }
+
+        boolean ownGate() {
+            return maxBody < 0;
+        }
+    }
+
+    private final List<Entrance> entrances;
+    private final PartnerAllowance allowance;
+    private final Duration bodyTimeout;
+    private io.vertx.ext.web.Route door;
+
+    public ServerDoor(List<Entrance> entrances, PartnerAllowance allowance, Duration bodyTimeout) {
+        this.entrances = List.copyOf(entrances);
+        this.allowance = allowance;
+        this.bodyTimeout = bodyTimeout;
+    }
+
+    @Override
+    public synchronized void onStart(Route route) {
+        if (door != null) {
+            return;
+        }
+        CamelContext camel = route.getCamelContext();
+        camel.getRegistry().findByType(VertxPlatformHttpRouter.class).stream()
+                .filter(VertxPlatformHttpRouter::isMainServer).findFirst()
+                .ifPresent(router -> door = install(router, camel));
+    }
+
+    @Override
+    public synchronized void onStop(Route route) {
+        if (door != null) {
+            door.remove();
+            door = null;
+        }
+    }
+
+    /** Ahead of every route of the router (a path's own gate comes right after it), its failures answered in JSON. */
+    private io.vertx.ext.web.Route install(Router router, CamelContext camel) {
+        return router.route().order(Integer.MIN_VALUE)
+                .handler(context -> enter(context, camel))
+                .failureHandler(ServerDoor::failed);
+    }
+
+    private void enter(RoutingContext context, CamelContext camel) {
+        HttpServerRequest request = context.request();
+        String path = context.normalizedPath();
+        Entrance entrance = entrances.stream().filter(e -> e.governs(path)).findFirst().orElse(null);
+        if (entrance == null) {
+            context.next();
+            return;
+        }
+        if (hasQueryToken(request.query())) {
+            refuse(context, 401, "unauthorized", "a bearer token is taken from the Authorization header only");
+            return;
+        }
+        // a form body stays bytes: platform-http would turn its fields into headers, an Authorization among them
+        request.headers().set(HttpHeaders.CONTENT_TYPE, "application/octet-stream");
+        cutWhenSlow(context);
+        if (entrance.ownGate() || !served(camel, path, request.method().name())) {
+            context.next();
+            return;
+        }
+        String authorization = request.getHeader(HttpHeaders.AUTHORIZATION);
+        String partner = entrance.partnerBound() ? partnerOf(path, entrance.prefix()) : null;
+        BearerAuthenticator authenticator = entrance.authenticator();
+        if (authenticator == null) {
+            admit(context, entrance, null, Verdict.ALLOWED);
+        } else if (!authenticator.mayBlock()) {
+            admit(context, entrance, partner, verdict(authenticator, authorization, entrance, partner));
+        } else {
+            request.pause();
+            context.vertx().executeBlocking(() -> verdict(authenticator, authorization, entrance, partner), false)
+                    .onComplete(checked -> admit(context, entrance, partner, checked.failed() ? Verdict.UNAUTHORIZED : checked.result()));
+        }
+    }
+
+    private enum Verdict { ALLOWED, UNAUTHORIZED, OTHER_PARTNER }
+
+    private static Verdict verdict(BearerAuthenticator authenticator, String authorization, Entrance entrance, String partner) {
+        if (!authenticator.isAuthorized(authorization)) {
+            return Verdict.UNAUTHORIZED;
+        }
+        return entrance.partnerBound() && authenticator.isNotForPartner(authorization, partner) ? Verdict.OTHER_PARTNER : Verdict.ALLOWED;
+    }
+
+    private void admit(RoutingContext context, Entrance entrance, String partner, Verdict verdict) {
+        if (verdict == Verdict.UNAUTHORIZED) {
+            context.response().putHeader("WWW-Authenticate", "Bearer");
+            refuse(context, 401, "unauthorized", "a valid bearer token is required");
+            return;
+        }
+        if (verdict == Verdict.OTHER_PARTNER) {
+            refuse(context, 404, "not_found", "unknown partner id");
+            return;
+        }
+        long length = declaredLength(context.request());
+        if (length > entrance.maxBody()) {
+            refuse(context, 413, "payload_too_large", "the request body is larger than " + entrance.maxBody() + " bytes");
+            return;
+        }
+        if (partner != null) {
+            long retryAfter = allowance.admit(partner);
+            if (retryAfter > 0) {
+                context.response().putHeader("Retry-After", Long.toString(retryAfter));
+                refuse(context, 429, "too_many_requests", "this partner has too many requests at once or this minute; retry later");
+                return;
+            }
+            context.addEndHandler(ended -> allowance.release(partner));
+        }
+        BodyHandler.create(false).setBodyLimit(entrance.maxBody()).handle(context);
+    }
+
+    /** A body that has not ended by the time-out is answered 408 and its connection closed. */
+    private void cutWhenSlow(RoutingContext context) {
+        HttpServerRequest request = context.request();
+        if (request.isEnded()) {
+            return;
+        }
+        long timer = context.vertx().setTimer(bodyTimeout.toMillis(), fired -> {
+            if (!request.isEnded() && !context.response().ended()) {
+                refuse(context, 408, "request_timeout", "the request body did not arrive within " + bodyTimeout.toMillis() + " ms");
+            }
+        });
+        context.addEndHandler(ended -> context.vertx().cancelTimer(timer));
+    }
+
+    private static boolean served(CamelContext camel, String path, String method) {
+        return Arrays.asList(JsonErrors.allowedMethods(camel, path).split(", ")).contains(method);
+    }
+
+    /** The path segment after the prefix: {@code /v1/liveodds/42/fixtures} → {@code 42}. */
+    private static String partnerOf(String path, String prefix) {
+        int end = path.indexOf('/', prefix.length());
+        return path.substring(prefix.length(), end < 0 ? path.length() : end);
+    }
+
+    private static boolean hasQueryToken(String query) {
+        if (query == null || query.isEmpty()) {
+            return false;
+        }
+        for (String parameter : query.split("&")) {
+            int equals = parameter.indexOf('=');
+            String name = equals < 0 ? parameter : parameter.substring(0, equals);
+            try {
+                name = URLDecoder.decode(name, StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException undecodable) {
+                // judged by its raw name: a broken escape is no way around the rule
+            }
+            if (QUERY_TOKENS.contains(name.trim().toLowerCase(Locale.ROOT))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * {@code Content-Length}, or 0 for a request that has no body (HTTP/1.1 without {@code Transfer-Encoding}, an HTTP/2
+     * stream already ended); -1 when the size is not known in advance; a malformed length counts as too large.
+     */
+    public static long declaredLength(HttpServerRequest request) {
+        String header = request.getHeader(HttpHeaders.CONTENT_LENGTH);
+        if (header == null) {
+            boolean http1 = request.version() != HttpVersion.HTTP_2;
+            return http1 && request.getHeader(HttpHeaders.TRANSFER_ENCODING) == null || request.isEnded() ? 0 : -1;
+        }
+        try {
+            return Long.parseLong(header.trim());
+        } catch (NumberFormatException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /** A failure of a route of this router (a body over its limit, a request Vert.x could not decode), in JSON. */
+    private static void failed(RoutingContext context) {
+        int status = context.statusCode() >= 400 ? context.statusCode() : 500;
+        if (status == 500) {
+            LOG.error("HTTP request {} {} failed", context.request().method(), context.normalizedPath(), context.failure());
+        }
+        String error = switch (status) {
+            case 400 -> "bad_request";
+            case 413 -> "payload_too_large";
+            default -> "internal_error";
+        };
+        refuse(context, status, error, status == 413 ? "the request body is larger than this path takes" : "the request could not be served");
+    }
+
+    /**
+     * An answer before (or instead of) the body. While the body has not ended, the connection is closed once the answer
+     * is written (HTTP/1.x keeps it open otherwise, the unread body waiting), so an unread body is never taken.
+     */
+    public static void refuse(RoutingContext context, int status, String error, String message) {
+        HttpServerRequest request = context.request();
+        if (context.response().ended() || context.response().headWritten()) {
+            return;
+        }
+        boolean unread = !request.isEnded() && request.version() != HttpVersion.HTTP_2;
+        if (unread) {
+            context.response().putHeader(HttpHeaders.CONNECTION, "close");
+        }
+        context.response().setStatusCode(status)
+                .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                .end(HttpAnswers.errorBody(error, message))
+                .onComplete(written -> {
+                    if (unread) {
+                        request.connection().close();
+                    }
+                });
+    }
+}
