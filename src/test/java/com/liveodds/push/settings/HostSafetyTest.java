@@ -75,9 +75,10 @@ class HostSafetyTest {
                 main.stop();
             }
             // the one exception: a REST DSL service cannot name a route configuration in Camel 4.18, so the host's
-            // interceptFrom sees the fixtures requests (its answers stay the bundle's, checked above)
+            // interceptFrom would see the fixtures requests let in (its answers stay the bundle's, checked above); the
+            // refused ones above are answered by the server's door before any route
             assertThat(interceptedRoutes).as("routes the host's interceptFrom ran on").contains("host-tick")
-                    .filteredOn(id -> id.startsWith("liveodds")).containsOnly("liveodds-fixtures");
+                    .filteredOn(id -> id.startsWith("liveodds")).isSubsetOf("liveodds-fixtures");
             assertThat(swallowedInRoutes).as("routes whose exceptions the host's onException swallowed")
                     .noneMatch(id -> id.startsWith("liveodds"));
             assertThat(files(inbox.resolve(".done"))).as("nothing undelivered is acknowledged to the file source")
