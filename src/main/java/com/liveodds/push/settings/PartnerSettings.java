@@ -1,7 +1,9 @@
 package com.liveodds.push.settings;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -119,11 +121,21 @@ public record PartnerSettings(String name, String id, String baseUrl, String aut
         return List.copyOf(partners);
     }
 
-    /** A partner id, and a fixtures token, belong to one partner: its fixtures path and token tell partners apart. */
+    /**
+     * A partner id, a fixtures token and a booking file belong to one partner: its fixtures path and token tell partners
+     * apart, and its booking API changes its own file (one file for two would have one partner's DELETE unbook for both).
+     */
     private static void checkOwnership(List<PartnerSettings> partners) {
         Map<String, String> ids = new HashMap<>();
         Map<String, String> tokens = new HashMap<>();
+        Map<Path, PartnerSettings> bookingFiles = new HashMap<>();
         for (PartnerSettings p : partners) {
+            Path bookingFile = realBookingFile(p.booking());
+            PartnerSettings sharing = bookingFile == null ? null : bookingFiles.putIfAbsent(bookingFile, p);
+            if (sharing != null) {
+                throw new IllegalArgumentException(p.key("booking") + ": booking file " + bookingFile + " is partner "
+                        + sharing.name() + "'s too (" + sharing.key("booking") + "): give each partner a booking file of its own");
+            }
             String other = ids.putIfAbsent(p.id(), p.name());
             if (other != null) {
                 throw new IllegalArgumentException(p.key("id") + ": partner id " + p.id() + " is partner " + other + "'s too");
@@ -198,6 +210,18 @@ public record PartnerSettings(String name, String id, String baseUrl, String aut
         Path file = Path.of(booking);
         if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
             throw new IllegalArgumentException(key + ": booking file " + file + " is not a readable file (or write all)");
+        }
+    }
+
+    /** The booking file as the file system names it (symbolic links followed), or null for all or a file not there. */
+    private static Path realBookingFile(String booking) {
+        if ("all".equalsIgnoreCase(booking) || booking.contains("{{")) {
+            return null;
+        }
+        try {
+            return Path.of(booking).toRealPath();
+        } catch (IOException | InvalidPathException notThere) {
+            return null; // refused by checkBooking, or when the service reads it
         }
     }
 

@@ -87,6 +87,25 @@ class StartupFailureTest {
                 .doesNotContain("s3cr3t-single");
     }
 
+    @Test
+    void twoPartnersSetToOneBookingFileStopStartUpWithOneLineNamingBoth(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path booking = java.nio.file.Files.writeString(dir.resolve("booking.txt"), "match:1\n");
+        // b names it otherwise: through a symbolic link, by a path with a dot-dot in it
+        java.nio.file.Files.createDirectories(dir.resolve("b"));
+        java.nio.file.Files.createSymbolicLink(dir.resolve("b/booking-b.txt"), booking);
+        List<String> partners = List.of("-Dliveodds.partners=a,b",
+                "-Dliveodds.partners.a.id=101", "-Dliveodds.partners.a.base-url=http://127.0.0.1:1/a",
+                "-Dliveodds.partners.a.auth-url=http://127.0.0.1:1/auth-a", "-Dliveodds.partners.a.client-id=ca",
+                "-Dliveodds.partners.a.client-secret=sa", "-Dliveodds.partners.a.booking=" + booking,
+                "-Dliveodds.partners.b.id=202", "-Dliveodds.partners.b.base-url=http://127.0.0.1:1/b",
+                "-Dliveodds.partners.b.auth-url=http://127.0.0.1:1/auth-b", "-Dliveodds.partners.b.client-id=cb",
+                "-Dliveodds.partners.b.client-secret=sb", "-Dliveodds.partners.b.booking=" + dir.resolve("b/../b/booking-b.txt"));
+        assertThat(oneLineFailure(partners, java.util.Map.of())).isEqualTo("liveodds-push: cannot start: "
+                + "liveodds.partners.b.booking: booking file " + booking.toRealPath() + " is partner a's too "
+                + "(liveodds.partners.a.booking): give each partner a booking file of its own");
+    }
+
     /** Starts the service with these -D settings and environment: it exits 2 with one line on stderr, returned. */
     private static String oneLineFailure(List<String> settings, java.util.Map<String, String> environment) throws Exception {
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
@@ -96,7 +115,10 @@ class StartupFailureTest {
         ProcessBuilder builder = new ProcessBuilder(command);
         builder.environment().putAll(environment);
         Process process = builder.start();
-        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly(); // no service left running after the test
+            throw new AssertionError("the service did not refuse to start within 60 s");
+        }
         String stderr = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         assertThat(process.exitValue()).as(stderr).isEqualTo(2);
         assertThat(stderr.lines()).hasSize(1);
