@@ -175,6 +175,19 @@ class PartnerDoorTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> partners.b.arrivals().stream().anyMatch(x -> "door-live-1".equals(x.messageId())));
     }
 
+    @Test
+    void aPathTheServerCannotDecodeIsAnsweredInJson() throws Exception {
+        Answer badEscape = send("GET /v1/liveodds/%zz/fixtures HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", null);
+        assertThat(badEscape.status).isEqualTo(400);
+        assertThat(badEscape.error()).isEqualTo("bad_request");
+        assertThat(badEscape.text).doesNotContain("Exception");
+        // a head Vert.x cannot parse is refused before any router: no body, the connection closed, nothing of it read on
+        Answer hugeHeader = send("GET /v1/liveodds/101/fixtures HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(20_000)
+                + "\r\nConnection: close\r\n\r\n", null);
+        assertThat(hugeHeader.status).isEqualTo(431);
+        assertThat(hugeHeader.closed).isTrue();
+    }
+
     private static Answer fixtures(String token) throws IOException {
         String id = TOKEN_A.equals(token) ? "101" : "202";
         return send("GET /v1/liveodds/" + id + "/fixtures HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + token
