@@ -10,7 +10,7 @@ import java.util.Objects;
 
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
-import org.apache.camel.ServiceStatus;
+import org.apache.camel.Route;
 import org.apache.camel.StartupListener;
 import org.apache.camel.builder.TemplatedRouteBuilder;
 import org.apache.camel.model.Model;
@@ -18,6 +18,7 @@ import org.apache.camel.model.ModelCamelContext;
 import org.apache.camel.model.RouteDefinition;
 import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.spi.Registry;
+import org.apache.camel.support.service.ServiceHelper;
 import org.apache.camel.support.service.ServiceSupport;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.slf4j.Logger;
@@ -361,11 +362,12 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
             routes.add("liveodds-source-" + source + suffix);
         }
         for (String id : routes) {
-            ServiceStatus status = context.getRouteController().getRouteStatus(id);
-            if (paused && status != null && status.isStarted()) {
-                context.getRouteController().suspendRoute(id);
-            } else if (!paused && status != null && status.isSuspended()) {
-                context.getRouteController().resumeRoute(id);
+            Route route = context.getRoute(id);
+            // the consumer, not the route: a suspended route would read as DOWN in Camel's route health checks
+            if (route != null && paused) {
+                ServiceHelper.suspendService(route.getConsumer());
+            } else if (route != null) {
+                ServiceHelper.resumeService(route.getConsumer());
             }
         }
     }

@@ -24,6 +24,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.liveodds.push.ops.LogSafe;
 import com.liveodds.push.ops.Meters;
+import com.liveodds.push.settings.Durations;
 import com.liveodds.push.settings.Timestamps;
 import io.micrometer.core.instrument.Gauge;
 import org.slf4j.Logger;
@@ -159,7 +160,7 @@ public class PartnerPauses {
         for (Partner p : each) {
             Duration failing = p.health.failingFor();
             if (failing != null && failing.compareTo(pauseAfter) >= 0 && !isPaused(p.name)) {
-                pause(p.name, "failing for " + pauseAfter + " (liveodds.partner.pause-after); last error: "
+                pause(p.name, "failing for " + Durations.format(pauseAfter) + " (liveodds.partner.pause-after); last error: "
                         + p.health.partner().lastError());
             }
         }

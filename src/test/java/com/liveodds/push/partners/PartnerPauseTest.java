@@ -165,7 +165,8 @@ class PartnerPauseTest {
 
                 resume(service, "c");
                 await().atMost(Duration.ofSeconds(60)).until(() -> delivered(c, "first").size() == sizeFor(BOOKED_BY_C));
-                await().atMost(Duration.ofSeconds(20)).until(() -> kafka.lag("g-paused-c", topic, partitions) == 0);
+                // committed up to the last record of each partition but one: the next record (an alive) moves it on
+                await().atMost(Duration.ofSeconds(20)).until(() -> kafka.lag("g-paused-c", topic, partitions) <= partitions);
                 assertDeliveredInOrder(a, BOOKED_BY_A);
                 assertDeliveredInOrder(c, BOOKED_BY_C);
             }
@@ -196,7 +197,7 @@ class PartnerPauseTest {
             JsonNode status = status(service).path("partner");
             assertThat(status.path("paused").asBoolean()).isTrue();
             assertThat(status.path("paused_reason").asText()).contains("failing for 3s", "HTTP 503");
-            assertThat(service.management("/observe/health").body()).contains("\"paused\"");
+            assertThat(service.management("/observe/health").statusCode()).as("readiness UP while paused").isEqualTo(200);
             assertThat(logs.messages()).filteredOn(m -> m.contains("paused")).hasSize(1);
 
             // the single partner is named by its id
