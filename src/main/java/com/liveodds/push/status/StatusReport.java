@@ -92,7 +92,9 @@ public class StatusReport implements CamelContextAware {
             status.set("partner", allPartners(partners.stream().map(p -> partner(p, now).put("name", p)).toList()));
             status.set("partners", partners(partners, now));
         } else {
-            status.set("partner", partner("", now));
+            // its id names it to POST /admin/partners/{name}/pause (the status page's button)
+            status.set("partner", partner("", now).put("id",
+                    camelContext.getPropertiesComponent().resolveProperty("liveodds.partner.id").orElse(null)));
         }
         status.set("matches", matches(partners, several));
         status.set("dead_letters", deadLetters(several));
