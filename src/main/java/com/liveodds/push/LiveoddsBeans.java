@@ -38,6 +38,7 @@ import com.liveodds.push.ops.Meters;
 import com.liveodds.push.ops.SecretMask;
 import com.liveodds.push.queue.KeyedQueueComponent;
 import com.liveodds.push.partner.Booking;
+import com.liveodds.push.partner.PartnerPauses;
 import com.liveodds.push.recovery.Recoveries;
 import com.liveodds.push.recovery.RetainedMessages;
 import com.liveodds.push.recovery.kafka.ControlTopic;
@@ -57,6 +58,7 @@ import com.liveodds.push.source.kafka.KafkaPartitions;
 import com.liveodds.push.source.kafka.KafkaSourceComponent;
 import com.liveodds.push.source.kafka.KafkaSourceMonitor;
 import com.liveodds.push.status.OpsMeters;
+import com.liveodds.push.status.PartnerPauseApi;
 import com.liveodds.push.status.StatusPage;
 import com.liveodds.push.status.StatusReport;
 import com.liveodds.push.tracing.Tracing;
@@ -96,15 +98,21 @@ public class LiveoddsBeans implements CamelContextAware {
         bind("liveoddsQueue", new KeyedQueueComponent());
         // what the queue asks before each attempt and during a retry delay: did the source take the message back?
         bind("liveoddsWithdrawn", SourceHandover.WITHDRAWN);
-        LiveoddsPartners partners = bind("liveoddsPartners", partners(meters, secretMask, retryPolicy, upstream), "install", null);
+        // which partners are paused (contract 24): on disk, so that a pause outlives a restart
+        PartnerPauses pauses = new PartnerPauses(Path.of(settings.text("liveodds.partner.pause-file")));
+        pauses.setPauseAfter(settings.duration("liveodds.partner.pause-after"));
+        bind("liveoddsPartnerPauses", pauses);
+        LiveoddsPartners partners = partners(meters, secretMask, retryPolicy, upstream);
+        partners.setPauses(pauses);
+        bind("liveoddsPartners", partners, "install", null);
         bind("liveoddsOptionalRoutes", optionalRoutes(partners), "install", null);
 
         Ingest ingest = ingest(meters);
-        DeadLetterStore deadLetters = deadLetters(secretMask);
-        fileSource(deadLetters, ingest.rejections(), upstream, partners.queueShare());
+        DeadLetterStore deadLetters = deadLetters(secretMask, pauses);
+        fileSource(deadLetters, ingest.rejections(), upstream, partners.queueShare(), pauses);
         BearerAuthenticator partnerTokens = httpApi(partners);
         httpSource();
-        door(partnerTokens, admin());
+        door(partnerTokens, admin(pauses));
         jmsSource(partners);
         Map<String, KafkaPartitions> kafkaPartitions = kafkaSource(partners, ingest);
         SourceHealthCheck sourceCheck = new SourceHealthCheck();
@@ -174,11 +182,14 @@ public class LiveoddsBeans implements CamelContextAware {
     }
 
     /** The dead letters (routes/dead-letters.yaml, admin.yaml): the store, secrets masked, and the replay. */
-    private DeadLetterStore deadLetters(SecretMask secretMask) {
+    private DeadLetterStore deadLetters(SecretMask secretMask, PartnerPauses pauses) {
         DeadLetterStore store = new DeadLetterStore(settings.text("liveodds.dead-letter.dir"));
         store.setSecretMask(secretMask);
         bind("liveoddsDeadLetterStore", store);
-        bind("liveoddsDeadLetterReplay", new DeadLetterReplay(store, "direct:liveodds-replay"));
+        DeadLetterReplay replay = new DeadLetterReplay(store, "direct:liveodds-replay");
+        // a paused partner's letters stay in the store: a replay would wait for its resume
+        replay.setPaused(pauses::isPaused);
+        bind("liveoddsDeadLetterReplay", replay);
         return store;
     }
 
@@ -187,7 +198,8 @@ public class LiveoddsBeans implements CamelContextAware {
      * partners the inbox is listed once for all of them, each partner's files on its own queue of a seda component
      * of the bundle's own (the host's seda stays untouched), a file moved to .done/ once every partner is done with it.
      */
-    private void fileSource(DeadLetterStore deadLetters, Rejections rejections, UpstreamLiveness upstream, int queueShare) {
+    private void fileSource(DeadLetterStore deadLetters, Rejections rejections, UpstreamLiveness upstream, int queueShare,
+                            PartnerPauses pauses) {
         InboxGuard guard = new InboxGuard(deadLetters, rejections, upstream);
         guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
         bind("liveoddsInboxGuard", guard);
@@ -196,6 +208,8 @@ public class LiveoddsBeans implements CamelContextAware {
         inbox.setDir(settings.text("liveodds.source.file.dir"));
         inbox.setPartners(settings.text("liveodds.partners", ""));
         inbox.setQueueSize(queueShare);
+        // a paused partner takes no file: its files wait in the inbox, its progress where it stopped
+        inbox.setPaused(pauses::isPaused);
         bind("liveoddsSharedInbox", inbox);
         bind("liveoddsInboxTakers", inbox.takers());
     }
@@ -284,8 +298,11 @@ public class LiveoddsBeans implements CamelContextAware {
                 allowance, settings.duration("liveodds.delivery.timeout")));
     }
 
-    /** routes/admin.yaml: its own tokens, so a partner's fixtures token never opens the operator endpoints. */
-    private BearerAuthenticator admin() {
+    /**
+     * routes/admin.yaml: its own tokens, so a partner's fixtures token never opens the operator endpoints; the pause and
+     * resume of a partner (routes/pauses.yaml).
+     */
+    private BearerAuthenticator admin(PartnerPauses pauses) {
         BearerAuthenticator authenticator = new BearerAuthenticator();
         authenticator.setMode("static");
         authenticator.setTokens(settings.text("liveodds.admin.tokens"));
@@ -293,6 +310,7 @@ public class LiveoddsBeans implements CamelContextAware {
         authenticator.setGuards("the operator endpoints");
         bind("liveoddsAdminAuthenticator", authenticator, "start", null);
         bind("liveoddsAdminPolicy", new BearerPolicy(authenticator));
+        bind("liveoddsPartnerPauseApi", new PartnerPauseApi(pauses));
         return authenticator;
     }
 

@@ -10,6 +10,7 @@ import java.util.Objects;
 
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
+import org.apache.camel.Route;
 import org.apache.camel.StartupListener;
 import org.apache.camel.builder.TemplatedRouteBuilder;
 import org.apache.camel.model.Model;
@@ -17,6 +18,7 @@ import org.apache.camel.model.ModelCamelContext;
 import org.apache.camel.model.RouteDefinition;
 import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.spi.Registry;
+import org.apache.camel.support.service.ServiceHelper;
 import org.apache.camel.support.service.ServiceSupport;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 import org.slf4j.Logger;
@@ -35,6 +37,7 @@ import com.liveodds.push.ops.SecretMask;
 import com.liveodds.push.partner.Booking;
 import com.liveodds.push.partner.PartnerHealth;
 import com.liveodds.push.partner.PartnerHttp;
+import com.liveodds.push.partner.PartnerPauses;
 import com.liveodds.push.partner.PartnerReadiness;
 import com.liveodds.push.partner.PartnerTls;
 import com.liveodds.push.queue.KeyedQueueEndpoint;
@@ -68,6 +71,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
     private SecretMask secretMask;
     private RetryPolicy retryPolicy;
     private UpstreamLiveness upstream;
+    private PartnerPauses pauses;
     private boolean routesAdded;
     private int queueShare;
     private String source = "file";
@@ -91,6 +95,11 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
 
     public void setUpstreamLiveness(UpstreamLiveness upstream) {
         this.upstream = upstream;
+    }
+
+    /** Which partners are paused (contract 24): a paused partner's queue starts no run, its source and heartbeats wait. */
+    public void setPauses(PartnerPauses pauses) {
+        this.pauses = pauses;
     }
 
     /** The partners' settings, as the properties of this CamelContext say. */
@@ -139,6 +148,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
             kits.add(kit(partner, settings));
         }
         deliveries.setCamelContext(context);
+        deliveries.setPauses(pauses);
         context.getRegistry().bind("liveoddsDeliveries", deliveries);
         // one readiness check partner and one liveness check delivery over every partner (contract 16)
         Map<String, PartnerHealth> health = new LinkedHashMap<>();
@@ -147,7 +157,8 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
             health.put(kit.settings().name(), kit.health());
             queues.put(kit.settings().name(), kit.queue());
         });
-        context.getRegistry().bind("liveoddsPartnerReadiness", new PartnerReadiness(health));
+        context.getRegistry().bind("liveoddsPartnerReadiness", new PartnerReadiness(health, pauses));
+        pauses.addListener(this::steer);
         context.getRegistry().bind("liveoddsDeliveryHealthCheck", new DeliveryHealthCheck(queues));
         if (context.isStarted()) {
             begin();
@@ -226,6 +237,11 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         beans.put("liveoddsUnbooked", pushes.unbookedCheck());
         beans.put("liveoddsDeliveryGauges", gauges);
         beans.forEach((name, bean) -> registry.bind(name + s, bean));
+        pauses.addPartner(p.name(), p.id(), health, partnerMeters);
+        if (pauses.isPaused(p.name())) {
+            // paused before the restart: nothing of it runs from the start (its source is held once the context runs)
+            queue.pauseRuns();
+        }
         deliveries.add(p.name(), QUEUE + s, booking, health, pushes, liveMatches, partnerMeters);
         return new Kit(p, health, tokens, http, connections, queue, gauges, liveMatches, booking);
     }
@@ -255,6 +271,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
                 LOG.info("Partner {}: pushing to {} as partner id {}, booking {}", p.name(), p.baseUrl(), p.id(), p.booking());
             }
         }
+        pauses.registerGauges();
         if (!context.isStarted()) {
             // the context is starting and has built the routes it had: these are built now and start with them
             Model model = context.getCamelContextExtension().getContextPlugin(Model.class);
@@ -303,6 +320,56 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
 
     @Override
     public void onCamelContextStarted(CamelContext context, boolean alreadyStarted) {
+    }
+
+    /**
+     * The partners paused before the restart: their sources and heartbeats are held as soon as they run (liveoddsOptionalRoutes
+     * calls this once it has started the source's routes).
+     */
+    public void holdPaused() throws Exception {
+        if (context.getRegistry().lookupByName("liveoddsPartners") != this) {
+            return;
+        }
+        for (Kit kit : kits) {
+            if (pauses.isPaused(kit.settings().name())) {
+                steer(kit.settings().name(), true);
+            }
+        }
+    }
+
+    /**
+     * What a pause does (contract 24): the partner's queue starts no run (a push on the wire finishes its attempt; what
+     * waits, a retry among them, keeps its place), and the routes that feed it are suspended: its heartbeat timer and
+     * its source where the source keeps a position of its own (its Kafka group's consumer pauses its partitions and
+     * stays in the group, its JMS consumers stop receiving, the inbox route stops taking files for it). So what it has
+     * not had waits there, unacknowledged, uncommitted or in the inbox, and a restart finds it there. A resume undoes
+     * it, the queue first, so that what waited in it goes before anything new. The HTTP source keeps no position:
+     * liveoddsDeliveries dead-letters a paused partner's pushes at once.
+     */
+    private void steer(String partner, boolean paused) throws Exception {
+        Kit kit = kits.stream().filter(k -> k.settings().name().equals(partner)).findFirst().orElseThrow();
+        if (paused) {
+            kit.queue().pauseRuns();
+        } else {
+            kit.queue().resumeRuns();
+        }
+        if (!context.isStarted()) {
+            return;
+        }
+        String suffix = kit.settings().suffix();
+        List<String> routes = new ArrayList<>(List.of("liveodds-heartbeat-timer" + suffix));
+        if (!"http".equals(source)) {
+            routes.add("liveodds-source-" + source + suffix);
+        }
+        for (String id : routes) {
+            Route route = context.getRoute(id);
+            // the consumer, not the route: a suspended route would read as DOWN in Camel's route health checks
+            if (route != null && paused) {
+                ServiceHelper.suspendService(route.getConsumer());
+            } else if (route != null) {
+                ServiceHelper.resumeService(route.getConsumer());
+            }
+        }
     }
 
     @Override

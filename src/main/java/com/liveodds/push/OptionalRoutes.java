@@ -97,6 +97,8 @@ public class OptionalRoutes implements CamelContextAware, StartupListener {
                 context.getRouteController().startRoute(id);
             }
         }
+        // a partner paused before the restart: its source is held before its first poll
+        partners.holdPaused();
     }
 
     @Override

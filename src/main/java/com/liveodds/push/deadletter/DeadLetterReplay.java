@@ -3,6 +3,7 @@ package com.liveodds.push.deadletter;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 import com.liveodds.push.deadletter.DeadLetterStore.DeadLetter;
 import com.liveodds.push.delivery.PartnerDeliveries;
@@ -31,10 +32,19 @@ public class DeadLetterReplay implements CamelContextAware {
     private final String replayEndpoint;
     private CamelContext camelContext;
     private ProducerTemplate template;
+    private Predicate<String> paused = partner -> false;
 
     public DeadLetterReplay(DeadLetterStore store, String replayEndpoint) {
         this.store = store;
         this.replayEndpoint = replayEndpoint;
+    }
+
+    /**
+     * Whether a partner is paused (contract 24; "" the single partner): its letters stay in the store, untouched, since
+     * their replay would wait for its resume.
+     */
+    public void setPaused(Predicate<String> paused) {
+        this.paused = paused;
     }
 
     /**
@@ -51,7 +61,7 @@ public class DeadLetterReplay implements CamelContextAware {
         int failedAgain = 0;
         int notRun = 0;
         for (DeadLetter letter : chosen) {
-            if (letter.upstreamBody() == null) {
+            if (letter.upstreamBody() == null || paused.test(letter.partner() == null ? "" : letter.partner())) {
                 notRun++;
                 continue;
             }

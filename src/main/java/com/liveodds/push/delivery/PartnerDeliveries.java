@@ -12,6 +12,7 @@ import com.liveodds.push.heartbeat.LiveMatches;
 import com.liveodds.push.ops.Meters;
 import com.liveodds.push.partner.Booking;
 import com.liveodds.push.partner.PartnerHealth;
+import com.liveodds.push.partner.PartnerPauses;
 import com.liveodds.push.queue.KeyHold;
 import com.liveodds.push.queue.KeyedQueueConstants;
 import com.liveodds.push.queue.KeyedQueueEndpoint;
@@ -48,7 +49,9 @@ import org.apache.camel.support.SynchronizationAdapter;
  * connection) is never held by one partner: a partner that is down (readiness) or whose queue is full gets the push
  * dead-lettered for it at once ({@code direct:liveodds-dead-letter-at-once}), replayable to it, while the others
  * deliver it; a push already queued for a partner that goes down is dead-lettered at its next failed attempt
- * ({@link PartnerPushes#retry}) instead of retried for up to {@code liveodds.delivery.max-elapsed}.
+ * ({@link PartnerPushes#retry}) instead of retried for up to {@code liveodds.delivery.max-elapsed}. A paused partner
+ * (contract 24) is sent nothing: its queue holds what its source hands over, and a caller that waits for its push
+ * (the HTTP source, a replay of a rejected message to every partner) gets it dead-lettered for that partner at once.
  */
 public class PartnerDeliveries extends AsyncProcessorSupport implements CamelContextAware {
 
@@ -60,6 +63,7 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
 
     private final Map<String, Partner> partners = new LinkedHashMap<>();
     private CamelContext context;
+    private PartnerPauses pauses;
     private volatile AsyncProcessor deadLetterAtOnce;
 
     /**
@@ -69,6 +73,11 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
     public void add(String name, String queueUri, Booking booking, PartnerHealth health, PartnerPushes pushes,
                     LiveMatches liveMatches, Meters meters) {
         partners.put(name, new Partner(name, queueUri, booking, health, pushes, liveMatches, meters));
+    }
+
+    /** Which partners are paused. */
+    public void setPauses(PartnerPauses pauses) {
+        this.pauses = pauses;
     }
 
     /**
@@ -102,6 +111,9 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
                 partner.notBooked().increment();
                 callback.done(true);
                 return true;
+            }
+            if (Boolean.TRUE.equals(exchange.getVariable(NO_BACKLOG, Boolean.class)) && isPaused(partner)) {
+                return deadLetterAtOnce(exchange, partner, pausedReason(partner), callback);
             }
             return partner.enqueue(exchange, push, false, callback);
         }
@@ -152,7 +164,10 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
                 }
             };
             copy.setVariable(PartnerPushes.DEAD_LETTER_WHEN_DOWN, noBacklog);
-            if (!noBacklog) {
+            if (isPaused(partner)) {
+                // the caller waits for every partner: a paused one would hold it until its resume
+                deadLetterAtOnce(copy, partner, pausedReason(partner), settled);
+            } else if (!noBacklog) {
                 // queued now, not behind the caller's work: a caller that then blocks for its answer (replay) would hold
                 // the copies queued on its own thread
                 reactive.scheduleSync(() -> partner.enqueue(copy, push, false, settled));
@@ -173,17 +188,27 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
         return false;
     }
 
+    private boolean isPaused(Partner partner) {
+        return pauses != null && pauses.isPaused(partner.name);
+    }
+
+    private static String pausedReason(Partner partner) {
+        return "partner " + (partner.name.isEmpty() ? "" : partner.name + " ") + "is paused (POST /admin/partners/{name}/resume)"
+                + " and the source keeps no backlog";
+    }
+
     /** The push is dead-lettered for this partner now, without an attempt; a replay brings it to that partner. */
-    private void deadLetterAtOnce(Exchange copy, Partner partner, String reason, AsyncCallback settled) {
+    private boolean deadLetterAtOnce(Exchange copy, Partner partner, String reason, AsyncCallback settled) {
         DeliveryState state = new DeliveryState(copy.getMessage().getBody(Push.class), Instant.now());
         state.end(DeliveryState.Outcome.DEAD_LETTERED, reason);
         copy.setVariable(DeliveryState.VARIABLE, state);
         partner.pushes.deadLetteredAtOnce(state.getPush(), reason);
         try {
-            deadLetterAtOnce().process(copy, settled);
+            return deadLetterAtOnce().process(copy, settled);
         } catch (RuntimeException e) {
             copy.setException(e);
             settled.done(true);
+            return true;
         }
     }
 

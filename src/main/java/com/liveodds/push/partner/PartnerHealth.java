@@ -60,6 +60,20 @@ public class PartnerHealth implements PartnerState {
         this.tokenExpiresAt = expiresAt;
     }
 
+    /** How long requests to the partner have kept failing with no success in between, or null while the last succeeded. */
+    public Duration failingFor() {
+        long since = failingSince.get();
+        return since == NONE ? null : Duration.ofNanos(System.nanoTime() - since);
+    }
+
+    /**
+     * The partner is resumed after a pause (it had no attempt meanwhile): its failures are counted afresh, so the failing
+     * before the pause neither turns readiness DOWN nor pauses it again at once.
+     */
+    public void resumed() {
+        failingSince.set(NONE);
+    }
+
     public boolean isUp() {
         long since = failingSince.get();
         return downAfterNanos == 0 || since == NONE || System.nanoTime() - since < downAfterNanos;

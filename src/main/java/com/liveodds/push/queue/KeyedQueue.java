@@ -52,6 +52,8 @@ final class KeyedQueue {
     private volatile int running;
     private volatile int held;
     private volatile boolean stopping;
+    /** No run starts (the endpoint's pauseRuns): what is ready waits in its place. */
+    private boolean paused;
 
     private int size = 10_000;
     private int maxInFlight = 256;
@@ -259,7 +261,7 @@ final class KeyedQueue {
     /** Under the lock: the ready keys that may start now, counted as running. */
     private List<Key> startable() {
         List<Key> start = new ArrayList<>(1);
-        while (running < maxInFlight && processor != null && !ready.isEmpty()) {
+        while (!paused && running < maxInFlight && processor != null && !ready.isEmpty()) {
             running++;
             start.add(ready.poll());
         }
@@ -562,6 +564,19 @@ final class KeyedQueue {
         back.forEach(e -> end(e, Ending.HANDED_BACK, "the service is stopping"));
         if (!back.isEmpty() || !waits.isEmpty()) {
             LOG.info("liveoddsQueue:{}: {} queued exchanges handed back to their sources", name, back.size() + waits.size());
+        }
+    }
+
+    /** Paused: no run starts; unpaused: the ready keys start again. */
+    void pauseRuns(boolean pause) {
+        lock.lock();
+        try {
+            paused = pause;
+        } finally {
+            lock.unlock();
+        }
+        if (!pause) {
+            dispatch();
         }
     }
 

@@ -79,6 +79,19 @@ public class KeyedQueueEndpoint extends DefaultEndpoint {
     }
 
     /** Exchanges held now: waiting, running, or waiting out a retry delay. */
+    /**
+     * No exchange starts its run until {@link #resumeRuns()}: they wait in their keys' order (new ones are taken as
+     * long as there is room, a retry delay that ends waits too), those running finish their run.
+     */
+    public void pauseRuns() {
+        queue().pauseRuns(true);
+    }
+
+    /** Runs start again, in each key's order. */
+    public void resumeRuns() {
+        queue().pauseRuns(false);
+    }
+
     public int getHeld() {
         return queue().held();
     }

@@ -38,6 +38,18 @@ public final class Durations {
         return duration;
     }
 
+    /** Written as the settings write it, in the largest unit that fits exactly: {@code 24h}, {@code 90s}, {@code 500ms}. */
+    public static String format(Duration duration) {
+        long millis = duration.toMillis();
+        if (millis != 0 && millis % 3_600_000 == 0) {
+            return millis / 3_600_000 + "h";
+        }
+        if (millis != 0 && millis % 60_000 == 0) {
+            return millis / 60_000 + "m";
+        }
+        return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
+    }
+
     /** KB and MB are 1024 and 1024²; a bare number is bytes. */
     public static long parseBytes(String text) {
         String value = text == null ? "" : text.trim().toLowerCase(Locale.ROOT);

@@ -30,7 +30,7 @@ public final class StartupSettings {
 
     /** Written as durations or sizes: a typo stops start-up with one line naming the key, not a stack trace. */
     static final List<String> DURATION_KEYS = List.of(
-            "liveodds.token.refresh-margin", "liveodds.partner.down-after",
+            "liveodds.token.refresh-margin", "liveodds.partner.down-after", "liveodds.partner.pause-after",
             "liveodds.source.file.poll-delay", "liveodds.source.jms.recovery-interval", "liveodds.source.http.retry-after",
             "liveodds.source.kafka.session-timeout", "liveodds.source.kafka.poll-timeout",
             "liveodds.source.kafka.max-poll-interval", "liveodds.source.kafka.revoke-wait", "liveodds.source.kafka.look-back",

@@ -9,10 +9,12 @@ import java.util.Optional;
 
 import org.apache.camel.health.HealthCheckResultBuilder;
 import org.apache.camel.impl.health.AbstractHealthCheck;
+import org.apache.camel.support.service.ServiceSupport;
 
 /**
  * Readiness check {@code source}: DOWN while the active source cannot receive (broker unreachable, no partition
- * assigned). Sources without a monitor (file, http) have nothing that can fail apart from the service itself.
+ * assigned). Sources without a monitor (file, http) have nothing that can fail apart from the service itself. A
+ * consumer suspended because its partner is paused is not judged.
  */
 public class SourceHealthCheck extends AbstractHealthCheck {
 
@@ -54,6 +56,10 @@ public class SourceHealthCheck extends AbstractHealthCheck {
         String routeId = monitor.routeId();
         if (getCamelContext().getRoute(routeId) == null || !getCamelContext().getRouteController().getRouteStatus(routeId).isStarted()) {
             return Optional.of("route " + routeId + " is not started");
+        }
+        if (getCamelContext().getRoute(routeId).getConsumer() instanceof ServiceSupport consumer && consumer.isSuspended()) {
+            // held on purpose: its partner is paused (contract 24), its backlog waits on the broker
+            return Optional.empty();
         }
         return monitor.problem(getCamelContext());
     }

@@ -19,6 +19,7 @@ import com.liveodds.push.heartbeat.MatchStatus;
 import com.liveodds.push.heartbeat.MatchStatuses;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ops.Meters;
+import com.liveodds.push.partner.PartnerPauses;
 import com.liveodds.push.partner.PartnerState;
 import com.liveodds.push.partner.PartnerStatus;
 import com.liveodds.push.recovery.Recoveries;
@@ -44,7 +45,8 @@ import org.apache.camel.health.HealthCheck;
  * partner (name, id, its connection, booking, live matches, backlog, matches retrying, its totals); each entry of
  * {@code matches} and of {@code dead_letters.newest} names its {@code partner} (null for a rejected message, which is
  * no partner's). {@code recoveries} lists the partners' recent recovery requests (contract 20): request id, partner,
- * state and counts.
+ * state and counts. Each partner (and the single one's {@code partner}) tells whether it is paused (contract 24):
+ * {@code paused}, {@code paused_since}, {@code paused_reason}.
  */
 public class StatusReport implements CamelContextAware {
 
@@ -90,7 +92,9 @@ public class StatusReport implements CamelContextAware {
             status.set("partner", allPartners(partners.stream().map(p -> partner(p, now).put("name", p)).toList()));
             status.set("partners", partners(partners, now));
         } else {
-            status.set("partner", partner("", now));
+            // its id names it to POST /admin/partners/{name}/pause (the status page's button)
+            status.set("partner", partner("", now).put("id",
+                    camelContext.getPropertiesComponent().resolveProperty("liveodds.partner.id").orElse(null)));
         }
         status.set("matches", matches(partners, several));
         status.set("dead_letters", deadLetters(several));
@@ -149,6 +153,10 @@ public class StatusReport implements CamelContextAware {
         } else {
             partner.put("token_expires_in_s", seconds(Duration.between(now, expiresAt)));
         }
+        PartnerPauses.Pause pause = find(PartnerPauses.class).map(p -> p.pauseOf(name)).orElse(null);
+        partner.put("paused", pause != null);
+        partner.put("paused_since", pause == null ? null : Timestamps.format(pause.since()));
+        partner.put("paused_reason", pause == null ? null : pause.reason());
         return partner;
     }
 

@@ -3,6 +3,7 @@ package com.liveodds.push.partner;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -10,9 +11,14 @@ import java.util.Map;
 import org.apache.camel.health.HealthCheck;
 import org.apache.camel.health.HealthCheckResultBuilder;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The readiness check alone: DOWN only after down-after of failures with no success, UP at the next success. */
 class PartnerHealthTest {
+
+    /** Where a readiness check's pauses would be kept: none is paused here. */
+    @TempDir
+    static Path work;
 
     private static final Duration DOWN_AFTER = Duration.ofSeconds(1);
 
@@ -74,14 +80,14 @@ class PartnerHealthTest {
         assertThat(status.lastFailure()).isNotNull();
         assertThat(status.lastError()).isEqualTo("cannot connect: ConnectException");
         assertThat(status.tokenExpiresIn()).isBetween(Duration.ofSeconds(100), Duration.ofSeconds(120));
-        PartnerReadiness check = new PartnerReadiness(Map.of("", health));
+        PartnerReadiness check = new PartnerReadiness(Map.of("", health), new PartnerPauses(work.resolve("paused-partners.json")));
         assertThat(check.isLiveness()).isFalse();
         assertThat(check.getId()).isEqualTo("partner");
     }
 
     /** The readiness check partner of the single partner, as the service has it. */
     private static HealthCheck.Result call(PartnerHealth health) {
-        PartnerReadiness check = new PartnerReadiness(Map.of("", health));
+        PartnerReadiness check = new PartnerReadiness(Map.of("", health), new PartnerPauses(work.resolve("paused-partners.json")));
         HealthCheckResultBuilder builder = HealthCheckResultBuilder.on(check);
         check.doCall(builder, Map.of());
         return builder.build();

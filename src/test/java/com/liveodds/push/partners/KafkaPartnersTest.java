@@ -21,16 +21,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 
 import com.liveodds.push.source.kafka.KafkaPartitions;
 import com.liveodds.push.support.EmbeddedKafka;
 import com.liveodds.push.support.LoopbackPartner;
 import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.RunningService;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
@@ -210,19 +206,7 @@ class KafkaPartnersTest {
         return service.bean("liveoddsKafkaPartitions-" + partner, KafkaPartitions.class);
     }
 
-    /** What the group has not committed yet, over all partitions: end offsets minus committed offsets. */
     private static long lag(EmbeddedKafka kafka, String group) throws Exception {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrap()))) {
-            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
-                    .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
-            Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
-            IntStream.range(0, PARTITIONS).forEach(p -> latest.put(new TopicPartition(TOPIC, p), OffsetSpec.latest()));
-            long lag = 0;
-            for (var end : admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS).entrySet()) {
-                OffsetAndMetadata at = committed.get(end.getKey());
-                lag += end.getValue().offset() - (at == null ? 0 : at.offset());
-            }
-            return lag;
-        }
+        return kafka.lag(group, TOPIC, PARTITIONS);
     }
 }

@@ -73,7 +73,9 @@ class StatusEndpointTest {
                 assertThat(status.path("source").path("state").asText()).isEqualTo("UP");
                 assertThat(status.path("partner").path("token_expires_in_s").asDouble()).isBetween(0.0, 4.0);
                 assertThat(fieldNames(status.path("partner")))
-                        .containsExactly("state", "last_success", "last_failure", "last_error", "token_expires_in_s");
+                        .containsExactly("state", "last_success", "last_failure", "last_error", "token_expires_in_s", "paused",
+                                "paused_since", "paused_reason", "id");
+                assertThat(status.path("partner").path("paused").asBoolean()).isFalse();
                 JsonNode stuck = status.path("matches").get(0);
                 assertThat(stuck.path("match_id").asText()).isEqualTo("match:" + STUCK);
                 assertThat(stuck.path("backlog").asInt()).isEqualTo(2);

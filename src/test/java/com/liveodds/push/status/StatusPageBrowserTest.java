@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 
 import com.github.tomakehurst.wiremock.stubbing.StubMapping;
+import com.liveodds.push.partner.PartnerPauses;
 import com.liveodds.push.support.LoopbackPartner;
 import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.RunningService;
@@ -113,7 +114,7 @@ class StatusPageBrowserTest {
      * With two partners (contract 16) the page shows each one: b, which refuses every push, is DOWN in the partners table
      * while the header's partner stays UP (a takes pushes); each live match and dead letter names its partner, and b's dead
      * letter, replayed from its button once b is back, goes to b alone; a recovery a asks for shows with its partner,
-     * state and counts.
+     * state and counts; b is paused and resumed from its row's button.
      */
     @Test
     void operatorSeesEachPartnerAndReplaysADeadLetterToItsPartner() throws Exception {
@@ -176,10 +177,33 @@ class StatusPageBrowserTest {
                 await().atMost(Duration.ofSeconds(30)).ignoreException(StaleElementReferenceException.class).until(() ->
                         rows(browser, "recoveries").size() == 1 && "complete".equals(cells(rows(browser, "recoveries").get(0)).get(3)));
                 assertThat(cells(rows(browser, "recoveries").get(0))).containsSequence("page-1", "a", "complete", "1", "1", "1", "0");
+
+                // b paused from its row's button (contract 24): the row says PAUSED, the service has it paused; its
+                // Resume button undoes it
+                PartnerPauses pauses = service.bean("liveoddsPartnerPauses", PartnerPauses.class);
+                clickPauseButtonOf(browser, 1);
+                await().atMost(Duration.ofSeconds(15)).ignoreException(StaleElementReferenceException.class).until(() ->
+                        "PAUSED".equals(cells(rows(browser, "partners").get(1)).get(2)));
+                assertThat(pauses.isPaused("b")).isTrue();
+                assertThat(pauses.isPaused("a")).isFalse();
+                assertThat(browser.findElement(By.id("partners-summary")).getText()).endsWith("1 paused");
+                Files.write(Path.of("target", "status-page-paused.png"), ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
+                clickPauseButtonOf(browser, 1);
+                await().atMost(Duration.ofSeconds(15)).ignoreException(StaleElementReferenceException.class).until(() ->
+                        !"PAUSED".equals(cells(rows(browser, "partners").get(1)).get(2)));
+                assertThat(pauses.isPaused("b")).isFalse();
             } finally {
                 browser.quit();
             }
         }
+    }
+
+    /** The Pause or Resume button of the partners table's row, clicked as soon as it is found (the page redraws). */
+    private static void clickPauseButtonOf(WebDriver browser, int row) {
+        await().atMost(Duration.ofSeconds(30)).ignoreException(StaleElementReferenceException.class).until(() -> {
+            rows(browser, "partners").get(row).findElement(By.cssSelector("button.pause")).click();
+            return true;
+        });
     }
 
     private static List<WebElement> rows(WebDriver browser, String table) {

@@ -15,9 +15,12 @@ import kafka.server.KafkaRaftServer;
 import org.apache.camel.util.FileUtil;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.utils.Time;
@@ -71,6 +74,24 @@ public final class EmbeddedKafka implements AutoCloseable {
     public void createTopic(String topic, int partitions) throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap()))) {
             admin.createTopics(Set.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** What the group has not committed yet on the topic's partitions: end offsets minus committed offsets. */
+    public long lag(String group, String topic, int partitions) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap()))) {
+            Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                    .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            for (int p = 0; p < partitions; p++) {
+                latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+            }
+            long lag = 0;
+            for (var end : admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS).entrySet()) {
+                OffsetAndMetadata at = committed.get(end.getKey());
+                lag += end.getValue().offset() - (at == null ? 0 : at.offset());
+            }
+            return lag;
         }
     }
 

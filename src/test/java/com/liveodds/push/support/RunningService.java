@@ -211,6 +211,7 @@ public final class RunningService implements AutoCloseable {
                 settings.putIfAbsent("liveodds.source.file.dir", dir.resolve("inbox").toString());
                 settings.putIfAbsent("liveodds.dead-letter.dir", dir.resolve("dead-letter").toString());
                 settings.putIfAbsent("liveodds.recovery.dir", dir.resolve("recovery").toString());
+                settings.putIfAbsent("liveodds.partner.pause-file", dir.resolve("paused-partners.json").toString());
                 settings.putIfAbsent("liveodds.sandbox.token-file", dir.resolve(".sandbox-token").toString());
                 settings.putIfAbsent("camel.server.port", Integer.toString(freePort()));
                 settings.putIfAbsent("camel.management.port", Integer.toString(freePort()));

@@ -51,6 +51,7 @@ public final class ServiceProcess implements AutoCloseable {
         s.put("liveodds.source.file.poll-delay", "50");
         s.put("liveodds.dead-letter.dir", work.resolve("dead-letter").toString());
         s.put("liveodds.recovery.dir", work.resolve("recovery").toString());
+        s.put("liveodds.partner.pause-file", work.resolve("paused-partners.json").toString());
         s.put("camel.server.host", "127.0.0.1");
         s.put("camel.server.port", Integer.toString(RunningService.freePort()));
         s.put("camel.management.port", Integer.toString(RunningService.freePort()));

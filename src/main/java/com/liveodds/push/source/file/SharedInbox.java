@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -46,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * booked by that partner), then moves to {@code .done/}. So a partner that is down holds at most its files in hand,
  * its backlog waits in the inbox, and costs the listing a look-up by name per file. Which files a partner is done with
  * is its own {@link PartnerProgress}, on disk, so a restart (a {@code kill -9} too) pushes it none of them again; a
- * file every partner was done with when the service stopped, before it moved, moves at the next listing.
+ * file every partner was done with when the service stopped, before it moved, moves at the next listing. A paused
+ * partner takes nothing, as one without room, and the files it holds in hand wait on its queue (its route is suspended).
  */
 public class SharedInbox extends DefaultPollingConsumerPollStrategy implements OptimizedFileFilter {
 
@@ -63,6 +65,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     private List<String> partners = List.of();
     private int mostInHand = MOST_IN_HAND;
     private List<Share> shares = List.of();
+    private Predicate<String> paused = partner -> false;
     /** The lister's thread alone writes the fields below. */
     private boolean loaded;
     private FileTime listedModified;
@@ -89,6 +92,11 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         mostInHand = Math.max(1, Math.min(queueSize, MOST_IN_HAND));
     }
 
+    /** Whether a partner is paused (contract 24): it takes no file, so its files wait in the inbox. */
+    public void setPaused(Predicate<String> paused) {
+        this.paused = paused;
+    }
+
     private List<Share> shares() {
         if (dir == null) {
             return List.of();
@@ -113,9 +121,11 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
             return false;
         }
         for (Share share : shares) {
-            share.open = share.hasRoom();
+            boolean room = share.hasRoom();
+            // a paused partner is no starved one: its resume is seen by the listing at least once a second
+            share.open = room && !paused.test(share.partner);
             share.refused = false;
-            starve(share, !share.open);
+            starve(share, !room);
         }
         return true;
     }
