@@ -28,6 +28,7 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=30s \
 # SIGTERM stops intake and lets in-flight pushes finish (see docs/operations.md, Shutdown and crashes)
 STOPSIGNAL SIGTERM
 # the JVM options of the jar's default launch (DefaultJvm.OPTIONS, measured by the bench): given here, the JVM runs
-# the service itself as PID 1, so SIGTERM reaches it directly
+# the service itself as PID 1, so SIGTERM reaches it directly; out of memory it exits at once (status 3) and the
+# container ends, for its restart policy (or Kubernetes) to start it again
 ENTRYPOINT ["java", "-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxHeapFreeRatio=30", "-XX:MinHeapFreeRatio=10", \
-            "-XX:TieredStopAtLevel=1", "-Xss512k", "-jar", "liveodds-push.jar"]
+            "-XX:TieredStopAtLevel=1", "-Xss512k", "-XX:+ExitOnOutOfMemoryError", "-jar", "liveodds-push.jar"]

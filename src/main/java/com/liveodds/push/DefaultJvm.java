@@ -11,7 +11,8 @@ import java.util.List;
 /**
  * The runnable jar's JVM settings. A manifest cannot carry JVM options, so {@code java -jar liveodds-push.jar} started
  * with no {@code -X...} option of its own runs the service in a child JVM started once with {@link #OPTIONS}, and stays
- * beside it only to pass signals on: a SIGTERM to it reaches the service, it exits with the service's exit code, and
+ * beside it only to pass signals on: a SIGTERM to it reaches the service, it exits with the service's exit code (so a
+ * service that ended on its own, out of memory or killed, ends it with a non-zero status its supervisor sees), and
  * when it is killed outright (SIGKILL) the service stops too (the child's stdin, a pipe from this JVM, ends). Any
  * {@code -X} option, agent or debugger given on the command line means the operator chose: the JVM runs the service
  * itself, as the Dockerfile's ENTRYPOINT does with the same options.
@@ -23,10 +24,13 @@ final class DefaultJvm {
      * machine's memory (it grows as the backlog needs and is given back when it shrinks: about 70 MB less RSS than
      * starting at a 64th of the RAM); the serial collector (no concurrent collector threads, a small footprint); only
      * the quick JIT compiler, whose code costs little more per message here while the optimising one spent more CPU
-     * compiling than a 20,000-message run saved with it (and 50 MB more memory); a small thread stack.
+     * compiling than a 20,000-message run saved with it (and 50 MB more memory); a small thread stack. And a JVM out of
+     * memory exits at once with status 3 (contract 22): an OutOfMemoryError leaves every thread of the JVM in doubt, so
+     * the service does not go on half-dead; its supervisor restarts it and its sources deliver again what they had not
+     * acknowledged.
      */
     static final List<String> OPTIONS = List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxHeapFreeRatio=30",
-            "-XX:MinHeapFreeRatio=10", "-XX:TieredStopAtLevel=1", "-Xss512k");
+            "-XX:MinHeapFreeRatio=10", "-XX:TieredStopAtLevel=1", "-Xss512k", "-XX:+ExitOnOutOfMemoryError");
     /** Set on the child: it runs the service and stops when its parent is gone. */
     private static final String CHILD = "liveodds.jvm.child";
 

@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.jar.Attributes;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
@@ -29,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code java -jar} with no JVM option of the operator's runs the service in a child JVM with the measured default
  * options, and the two stay one service to whoever started it: SIGTERM reaches the service and the exit code comes
- * back, and a parent killed outright leaves no service running.
+ * back (a service that died ends the launched JVM with its failing status), and a parent killed outright leaves no
+ * service running.
  */
 class DefaultJvmTest {
 
@@ -58,12 +61,37 @@ class DefaultJvmTest {
     }
 
     @Test
+    void aServiceThatEndsOnItsOwnEndsTheLaunchedJvmWithAFailingStatus() throws Exception {
+        ProcessHandle service = launch();
+        assertThat(service.info().arguments().map(List::of).orElse(List.of()))
+                .as("a service out of memory exits at once").contains("-XX:+ExitOnOutOfMemoryError");
+
+        // ended without a shutdown, as the JVM ends itself on an OutOfMemoryError
+        service.destroyForcibly();
+
+        assertThat(parent.waitFor(40, TimeUnit.SECONDS)).as("the launched JVM does not outlive its service").isTrue();
+        assertThat(parent.exitValue()).as("the supervisor sees the service's failure: restart").isEqualTo(137);
+    }
+
+    @Test
     void killingTheLaunchedJvmOutrightLeavesNoServiceRunning() throws Exception {
         ProcessHandle service = launch();
 
         parent.destroyForcibly();
 
         await().atMost(Duration.ofSeconds(40)).until(() -> !service.isAlive());
+    }
+
+    @Test
+    void theContainerAndTheDocsGiveTheDefaultLaunchsOptions() throws IOException {
+        String dockerfile = Files.readString(Path.of("Dockerfile")).replace("\\\n", " ");
+        Matcher entrypoint = Pattern.compile("(?m)^ENTRYPOINT \\[\"java\", (.*), \"-jar\", \"liveodds-push.jar\"\\]$")
+                .matcher(dockerfile);
+        assertThat(entrypoint.find()).as("the Dockerfile's ENTRYPOINT runs java -jar").isTrue();
+        assertThat(List.of(entrypoint.group(1).replace("\"", "").split(",\\s+"))).isEqualTo(DefaultJvm.OPTIONS);
+
+        String operations = Files.readString(Path.of("docs/operations.md")).replaceAll("\\s+", " ");
+        assertThat(operations).contains("`" + String.join(" ", DefaultJvm.OPTIONS) + "`");
     }
 
     /** Starts java -D... -jar (a jar that names the test class path) and returns the service's process once it is live. */

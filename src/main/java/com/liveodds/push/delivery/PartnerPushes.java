@@ -95,13 +95,20 @@ public class PartnerPushes implements CamelContextAware {
     /**
      * The partner's answer, or why there was none (the exception the POST was caught with): timed by outcome
      * ({@code liveodds_push_attempt_seconds}), told to the readiness check {@code partner} (unless no request went out
-     * for want of a token: the token provider told it) and to the status of the match.
+     * for want of a token: the token provider told it) and to the status of the match. An answer whose body did not
+     * come in full leaves no status for the route's verdict: it is judged as no answer (a time-out, a dropped
+     * connection).
      */
     public void answered(Exchange exchange) {
         DeliveryState state = state(exchange);
         // the POST's failure the route went on from (its onException continued), if any
         Throwable failure = exchange.getProperty(ExchangePropertyKey.EXCEPTION_CAUGHT, Throwable.class);
         PartnerAnswer answer = PartnerAnswer.of(exchange, failure, PartnerAnswer.KEPT);
+        if (failure != null) {
+            // camel-http sets the status before it reads the body: a body cut at the time-out leaves a 2xx behind, and
+            // the route's verdict reads the status. An answer that did not come in full is no answer (contract 10).
+            exchange.getMessage().removeHeader(Exchange.HTTP_RESPONSE_CODE);
+        }
         if (!(failure instanceof com.liveodds.push.token.TokenUnavailableException)) {
             reported(answer, exchange.getVariable(STARTED, Long.class));
         }

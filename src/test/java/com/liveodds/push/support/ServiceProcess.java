@@ -72,9 +72,21 @@ public final class ServiceProcess implements AutoCloseable {
         return start(settings, Map.of(), log, maxHeap);
     }
 
+    /** With these JVM options instead of a maximum heap alone (the default launch's, say). */
+    public static ServiceProcess start(Map<String, String> settings, Path log, List<String> jvmOptions) {
+        return start(settings, Map.of(), log, jvmOptions);
+    }
+
     private static ServiceProcess start(Map<String, String> settings, Map<String, String> environment, Path log, String maxHeap) {
+        return start(settings, environment, log, List.of("-Xmx" + maxHeap));
+    }
+
+    private static ServiceProcess start(Map<String, String> settings, Map<String, String> environment, Path log,
+            List<String> jvmOptions) {
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + maxHeap, "-cp", System.getProperty("java.class.path")));
+        List<String> command = new ArrayList<>(List.of(java));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path")));
         settings.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add(LiveoddsPush.class.getName());
         try {
@@ -120,6 +132,11 @@ public final class ServiceProcess implements AutoCloseable {
 
     public boolean isAlive() {
         return process.isAlive();
+    }
+
+    /** The exit status of a process that has ended (as a supervisor sees it). */
+    public int exitValue() {
+        return process.exitValue();
     }
 
     public String log() {
