@@ -26,6 +26,7 @@ import com.liveodds.push.delivery.DeliveryGauges;
 import com.liveodds.push.delivery.DeliveryHealthCheck;
 import com.liveodds.push.delivery.Heartbeats;
 import com.liveodds.push.delivery.PartnerDeliveries;
+import com.liveodds.push.deadletter.DeadLetterStore;
 import com.liveodds.push.delivery.PartnerPushes;
 import com.liveodds.push.delivery.RetryPolicy;
 import com.liveodds.push.heartbeat.LiveMatches;
@@ -67,6 +68,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
     private Meters meters;
     private SecretMask secretMask;
     private RetryPolicy retryPolicy;
+    private DeadLetterStore deadLetters;
     private UpstreamLiveness upstream;
     private boolean routesAdded;
     private int queueShare;
@@ -87,6 +89,11 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
 
     public void setRetryPolicy(RetryPolicy retryPolicy) {
         this.retryPolicy = retryPolicy;
+    }
+
+    /** Whose count of each partner's dead letters the partner's pushes consult before they dead-letter one. */
+    public void setDeadLetters(DeadLetterStore deadLetters) {
+        this.deadLetters = deadLetters;
     }
 
     public void setUpstreamLiveness(UpstreamLiveness upstream) {
@@ -208,6 +215,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         pushes.setMeters(partnerMeters);
         pushes.setPartner(p.name());
         pushes.setBooking(booking);
+        pushes.setDeadLettersFull(() -> deadLetters.budget().isFull(p.name()));
         KeyedQueueEndpoint queue = context.getEndpoint(QUEUE + s, KeyedQueueEndpoint.class);
         DeliveryGauges gauges = new DeliveryGauges(liveMatches, queue);
         gauges.setMeters(partnerMeters);
