@@ -54,7 +54,7 @@ class OpsFilesTest {
     @Test
     void alertRulesPassPromtoolAndTheirUnitTests() throws Exception {
         requirePromtool();
-        assertThat(promtool("check", "rules", RULES.toString())).contains("SUCCESS: 8 rules found");
+        assertThat(promtool("check", "rules", RULES.toString())).contains("SUCCESS: 9 rules found");
         assertThat(promtool("test", "rules", RULE_TESTS.toString())).contains("SUCCESS");
     }
 
