@@ -18,6 +18,7 @@ import com.liveodds.push.auth.BearerPolicy;
 import com.liveodds.push.auth.PartnerAllowance;
 import com.liveodds.push.auth.ServerDoor;
 import com.liveodds.push.booking.BookingApi;
+import com.liveodds.push.deadletter.DeadLetterBudget;
 import com.liveodds.push.deadletter.DeadLetterReplay;
 import com.liveodds.push.deadletter.DeadLetterStore;
 import com.liveodds.push.delivery.RetryPolicy;
@@ -102,13 +103,13 @@ public class LiveoddsBeans implements CamelContextAware {
         PartnerPauses pauses = new PartnerPauses(Path.of(settings.text("liveodds.partner.pause-file")));
         pauses.setPauseAfter(settings.duration("liveodds.partner.pause-after"));
         bind("liveoddsPartnerPauses", pauses);
-        LiveoddsPartners partners = partners(meters, secretMask, retryPolicy, upstream);
+        DeadLetterStore deadLetters = deadLetters(secretMask, pauses);
+        LiveoddsPartners partners = partners(meters, secretMask, retryPolicy, upstream, deadLetters);
         partners.setPauses(pauses);
         bind("liveoddsPartners", partners, "install", null);
         bind("liveoddsOptionalRoutes", optionalRoutes(partners), "install", null);
 
         Ingest ingest = ingest(meters);
-        DeadLetterStore deadLetters = deadLetters(secretMask, pauses);
         fileSource(deadLetters, ingest.rejections(), upstream, partners.queueShare(), pauses);
         BearerAuthenticator partnerTokens = httpApi(partners);
         httpSource();
@@ -143,13 +144,14 @@ public class LiveoddsBeans implements CamelContextAware {
      * its pushes and heartbeats; and its routes, from the route templates of delivery.yaml and heartbeat.yaml.
      */
     private LiveoddsPartners partners(Meters meters, SecretMask secretMask, RetryPolicy retryPolicy,
-                                      UpstreamLiveness upstream) {
+                                      UpstreamLiveness upstream, DeadLetterStore deadLetters) {
         LiveoddsPartners partners = new LiveoddsPartners();
         partners.setSource(settings.text("liveodds.source"));
         partners.setMeters(meters);
         partners.setSecretMask(secretMask);
         partners.setRetryPolicy(retryPolicy);
         partners.setUpstreamLiveness(upstream);
+        partners.setDeadLetters(deadLetters);
         return partners;
     }
 
@@ -181,9 +183,13 @@ public class LiveoddsBeans implements CamelContextAware {
         return new Ingest(validator, rejections, resolver, assembler);
     }
 
-    /** The dead letters (routes/dead-letters.yaml, admin.yaml): the store, secrets masked, and the replay. */
+    /**
+     * The dead letters (routes/dead-letters.yaml, admin.yaml): the store, secrets masked, each partner's bounded by
+     * liveodds.dead-letter.max-per-partner, and the replay.
+     */
     private DeadLetterStore deadLetters(SecretMask secretMask, PartnerPauses pauses) {
-        DeadLetterStore store = new DeadLetterStore(settings.text("liveodds.dead-letter.dir"));
+        DeadLetterStore store = new DeadLetterStore(settings.text("liveodds.dead-letter.dir"),
+                new DeadLetterBudget(settings.count("liveodds.dead-letter.max-per-partner", 1)));
         store.setSecretMask(secretMask);
         bind("liveoddsDeadLetterStore", store);
         DeadLetterReplay replay = new DeadLetterReplay(store, "direct:liveodds-replay");
@@ -378,8 +384,9 @@ public class LiveoddsBeans implements CamelContextAware {
         RetainedMessages retained = new RetainedMessages(Path.of(settings.text("liveodds.recovery.dir")),
                 settings.duration("liveodds.recovery.retention"));
         bind("liveoddsRetainedMessages", retained, null, "stop");
+        retained.setMeters(meters);
         Recoveries recoveries = new Recoveries(retained, settings.count("liveodds.recovery.max-requests", 1),
-                partners.queueShare());
+                partners.queueShare(), settings.number("liveodds.recovery.max-bytes-bytes"));
         Map<String, Booking> bookings = partners.bookingsByPartnerId();
         for (PartnerSettings partner : partners.partners()) {
             recoveries.addPartner(partner.id(), partner.name(), bookings.get(partner.id()), meters.forPartner(partner.name()));

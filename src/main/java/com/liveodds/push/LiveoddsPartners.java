@@ -28,6 +28,7 @@ import com.liveodds.push.delivery.DeliveryGauges;
 import com.liveodds.push.delivery.DeliveryHealthCheck;
 import com.liveodds.push.delivery.Heartbeats;
 import com.liveodds.push.delivery.PartnerDeliveries;
+import com.liveodds.push.deadletter.DeadLetterStore;
 import com.liveodds.push.delivery.PartnerPushes;
 import com.liveodds.push.delivery.RetryPolicy;
 import com.liveodds.push.heartbeat.LiveMatches;
@@ -70,6 +71,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
     private Meters meters;
     private SecretMask secretMask;
     private RetryPolicy retryPolicy;
+    private DeadLetterStore deadLetters;
     private UpstreamLiveness upstream;
     private PartnerPauses pauses;
     private boolean routesAdded;
@@ -91,6 +93,11 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
 
     public void setRetryPolicy(RetryPolicy retryPolicy) {
         this.retryPolicy = retryPolicy;
+    }
+
+    /** Whose count of each partner's dead letters the partner's pushes consult before they dead-letter one. */
+    public void setDeadLetters(DeadLetterStore deadLetters) {
+        this.deadLetters = deadLetters;
     }
 
     public void setUpstreamLiveness(UpstreamLiveness upstream) {
@@ -219,6 +226,8 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         pushes.setMeters(partnerMeters);
         pushes.setPartner(p.name());
         pushes.setBooking(booking);
+        pushes.setDeadLettersFull(() -> deadLetters.budget().isFull(p.name()));
+        pushes.setPauseWhenFull(reason -> pauses.pause(p.name(), reason));
         KeyedQueueEndpoint queue = context.getEndpoint(QUEUE + s, KeyedQueueEndpoint.class);
         DeliveryGauges gauges = new DeliveryGauges(liveMatches, queue);
         gauges.setMeters(partnerMeters);

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -14,13 +13,14 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -52,37 +52,81 @@ public class DeadLetterStore {
     private static final DateTimeFormatter NAME_TIME = DateTimeFormatter.ofPattern("uuuuMMdd'T'HHmmssSSS'Z'").withZone(ZoneOffset.UTC);
     /** Suffix of an inbox file kept whole next to its record (not *.json, so it is never read as a dead letter). */
     static final String KEPT_SUFFIX = ".kept";
+    /** Dead letters listed at once by default. */
+    static final int PAGE = 100;
 
     private final Path dir;
     private final ObjectMapper mapper = UpstreamJson.mapper().enable(SerializationFeature.INDENT_OUTPUT);
     private final AtomicLong counter = new AtomicLong();
-    // records in the store, for the metric and the status page: listed once, then kept up to date by write and
-    // remove (and set again whenever the store is listed anyway), so a scrape never lists a big folder
-    private final AtomicLong count = new AtomicLong(-1);
+    // records in the store by partner, for the bound, the metric and the status page: listed once (names only), then
+    // kept up to date by write and remove (and set again whenever the store is listed anyway), so a scrape never lists
+    // a big folder
+    private final DeadLetterBudget budget;
+    private volatile boolean counted;
     private SecretMask secretMask = new SecretMask();
 
+    /** A store without a bound per partner. */
     public DeadLetterStore(String dir) {
+        this(dir, new DeadLetterBudget(Long.MAX_VALUE));
+    }
+
+    public DeadLetterStore(String dir, DeadLetterBudget budget) {
         this.dir = Path.of(dir);
+        this.budget = budget;
     }
 
     /** Records in the store. */
     public long count() {
-        long known = count.get();
-        if (known >= 0) {
-            return known;
-        }
-        synchronized (count) {
-            if (count.get() < 0) {
-                count.set(names().size());
+        return budget().total();
+    }
+
+    /** Records of the partner ({@code ""}: of none, or the single partner's). */
+    public long count(String partner) {
+        return budget().count(partner);
+    }
+
+    /** The count of each partner's letters and their bound, counted from the folder at first use. */
+    public DeadLetterBudget budget() {
+        if (!counted) {
+            synchronized (budget) {
+                if (!counted) {
+                    recount(names());
+                }
             }
-            return count.get();
         }
+        return budget;
+    }
+
+    private void recount(List<String> names) {
+        budget.counted(names.stream().collect(Collectors.groupingBy(DeadLetterStore::partnerOf, Collectors.counting())));
+        counted = true;
+    }
+
+    /**
+     * At most {@code limit} dead letters ({@value #PAGE} when null) after the one named {@code after} (null: from the
+     * first), oldest first, each with its {@code id} to page on; only the files of the page are read.
+     */
+    public List<DeadLetter> page(String after, Integer limit) {
+        int most = limit == null ? PAGE : limit;
+        List<DeadLetter> page = new ArrayList<>();
+        for (String name : names()) {
+            if (page.size() >= most) {
+                break;
+            }
+            if (after == null || name.compareTo(after) > 0) {
+                DeadLetter letter = read(dir.resolve(name));
+                if (letter != null) {
+                    page.add(letter);
+                }
+            }
+        }
+        return page;
     }
 
     /** The newest {@code limit} dead letters, newest first; only those files are read. */
     public List<Summary> newest(int limit) {
         List<String> names = names();
-        count.set(names.size());
+        recount(names);
         List<Summary> newest = new ArrayList<>();
         for (int i = names.size() - 1; i >= 0 && newest.size() < limit; i--) {
             Path file = dir.resolve(names.get(i));
@@ -115,7 +159,7 @@ public class DeadLetterStore {
         entry.put("attempts", 0);
         Instant now = Instant.now();
         entry.put("received_at", Timestamps.format(now));
-        return write(entry, now, textOr(entry, "message_id"));
+        return counted(write(entry, now, textOr(entry, "message_id"), ""));
     }
 
     /**
@@ -177,7 +221,7 @@ public class DeadLetterStore {
         entry.put("attempts", 0);
         Instant now = Instant.now();
         entry.put("received_at", Timestamps.format(now));
-        return write(entry, now, fileName);
+        return counted(write(entry, now, fileName, ""));
     }
 
     /** Moves an inbox file whole into this folder (never read into memory) and returns where it now is. */
@@ -197,12 +241,29 @@ public class DeadLetterStore {
         return undeliverable(outcome, "");
     }
 
-    /** A push partner {@code partner} of {@code liveodds.partners} did not take (empty: the single partner). */
+    /**
+     * A push partner {@code partner} of {@code liveodds.partners} did not take (empty: the single partner). Refused
+     * with {@link DeadLettersFull} when the partner has as many dead letters as {@link DeadLetterBudget} allows: the
+     * push then fails, and its source keeps it.
+     */
     public Path undeliverable(PushOutcome outcome, String partner) {
+        String owner = partner == null ? "" : partner;
+        if (!budget().take(owner)) {
+            throw new DeadLettersFull(owner, budget.limit());
+        }
+        try {
+            return write(undeliverableEntry(outcome, owner), outcome.push().receivedAt(), outcome.push().messageId(), owner);
+        } catch (RuntimeException e) {
+            budget.givenBack(owner);
+            throw e;
+        }
+    }
+
+    private ObjectNode undeliverableEntry(PushOutcome outcome, String partner) {
         Push push = outcome.push();
         ObjectNode entry = mapper.createObjectNode();
         entry.put("kind", "undeliverable");
-        if (partner != null && !partner.isEmpty()) {
+        if (!partner.isEmpty()) {
             entry.put("partner", partner);
         }
         entry.put("reason", outcome.deadLetterReason());
@@ -222,7 +283,7 @@ public class DeadLetterStore {
         entry.put("received_at", Timestamps.format(push.receivedAt()));
         entry.put("first_attempt_at", Timestamps.format(outcome.firstAttemptAt()));
         putBody(entry, push.upstreamBody() == null ? null : push.upstreamBody().getBytes(StandardCharsets.UTF_8));
-        return write(entry, push.receivedAt(), push.messageId());
+        return entry;
     }
 
     /** The dead letters in the order their messages came in. */
@@ -231,35 +292,53 @@ public class DeadLetterStore {
         if (!Files.isDirectory(dir)) {
             return letters;
         }
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.json")) {
-            for (Path file : files) {
-                if (file.getFileName().toString().startsWith(".")) {
-                    continue;
-                }
-                try {
-                    JsonNode entry = mapper.readTree(file.toFile());
-                    JsonNode body = entry.get("body");
-                    // a body that was not UTF-8 would only be rejected again: it is not replayed
-                    String upstream = body == null || body.isNull() || entry.has("body_encoding") ? null
-                            : body.isTextual() ? body.asText() : mapper.writeValueAsString(body);
-                    letters.add(new DeadLetter(file, entry.path("message_id").asText(null), entry.path("match_id").asText(null),
-                            entry.path("fight_id").asText(null), entry.path("kind").asText(), upstream,
-                            entry.path("partner").asText(null)));
-                } catch (IOException e) {
-                    LOG.warn("Dead letter {} is unreadable and was skipped: {}", LogSafe.escape(file.toString()),
-                            LogSafe.escape(e.getMessage()));
-                }
+        List<String> names = names();
+        for (String name : names) {
+            DeadLetter letter = read(dir.resolve(name));
+            if (letter != null) {
+                letters.add(letter);
             }
         }
-        letters.sort(Comparator.comparing(l -> l.file().getFileName().toString()));
-        count.set(letters.size());
+        recount(names);
         return letters;
     }
 
-    public void remove(DeadLetter letter) throws IOException {
-        if (Files.deleteIfExists(letter.file()) && count.get() > 0) {
-            count.decrementAndGet();
+    /** One record as replay and the listing read it; null when it is gone or unreadable (logged). */
+    private DeadLetter read(Path file) {
+        try {
+            JsonNode entry = mapper.readTree(file.toFile());
+            JsonNode body = entry.get("body");
+            // a body that was not UTF-8 would only be rejected again: it is not replayed
+            String upstream = body == null || body.isNull() || entry.has("body_encoding") ? null
+                    : body.isTextual() ? body.asText() : mapper.writeValueAsString(body);
+            return new DeadLetter(file, entry.path("message_id").asText(null), entry.path("match_id").asText(null),
+                    entry.path("fight_id").asText(null), entry.path("kind").asText(), upstream,
+                    entry.path("partner").asText(null));
+        } catch (java.nio.file.NoSuchFileException gone) {
+            return null;
+        } catch (IOException e) {
+            LOG.warn("Dead letter {} is unreadable and was skipped: {}", LogSafe.escape(file.toString()),
+                    LogSafe.escape(e.getMessage()));
+            return null;
         }
+    }
+
+    public void remove(DeadLetter letter) throws IOException {
+        if (Files.deleteIfExists(letter.file())) {
+            budget().removed(partnerOf(letter.id()));
+        }
+    }
+
+    /** A record of no partner's (a rejected message), written: counted, toward no bound. */
+    private Path counted(Path written) {
+        budget().added("");
+        return written;
+    }
+
+    /** The partner a record's file name names ({@code <...>@<partner>.json}), {@code ""} for none. */
+    static String partnerOf(String name) {
+        int at = name.lastIndexOf('@');
+        return at < 0 || !name.endsWith(".json") ? "" : name.substring(at + 1, name.length() - ".json".length());
     }
 
     /** File names of the records, oldest first. */
@@ -304,15 +383,19 @@ public class DeadLetterStore {
         return json;
     }
 
-    private Path write(ObjectNode unmasked, Instant receivedAt, String messageId) {
+    /**
+     * Writes the record of {@code partner} ({@code ""}: of none, or the single partner's), named so that the partner
+     * can be counted from the names alone (the sanitized message id never holds an {@code @}).
+     */
+    private Path write(ObjectNode unmasked, Instant receivedAt, String messageId, String partner) {
         ObjectNode entry = (ObjectNode) masked(unmasked);
         Instant now = Instant.now();
         entry.put("dead_lettered_at", Timestamps.format(now));
         String name = NAME_TIME.format(receivedAt) + "-" + String.format("%08d", counter.incrementAndGet()) + "-"
-                + sanitize(secretMask.mask(messageId)) + ".json";
+                + sanitize(secretMask.mask(messageId)) + (partner.isEmpty() ? "" : "@" + partner) + ".json";
+        Path tmp = dir.resolve("." + name + ".tmp");
         try {
             Files.createDirectories(dir);
-            Path tmp = dir.resolve("." + name + ".tmp");
             byte[] bytes = mapper.writeValueAsBytes(entry);
             try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
@@ -321,15 +404,18 @@ public class DeadLetterStore {
             }
             Path target = dir.resolve(name);
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-            if (count.get() >= 0) {
-                count.incrementAndGet();
-            }
             try (var log = MessageLogContext.of(textOr(entry, "match_id"), messageId)) {
                 LOG.warn("Dead letter {}: {}", target.getFileName(), LogSafe.escape(entry.path("reason").asText()));
             }
             return target;
         } catch (IOException e) {
-            // the caller must not acknowledge the source message: it stays upstream and comes again
+            // the caller must not acknowledge the source message: it stays upstream and comes again; a part written on
+            // a full disk is not left to fill it
+            try {
+                Files.deleteIfExists(tmp);
+            } catch (IOException ignored) {
+                // the failure below says why
+            }
             throw new IllegalStateException("cannot write dead letter to " + dir + ": " + e.getMessage(), e);
         }
     }
@@ -405,7 +491,8 @@ public class DeadLetterStore {
     public record DeadLetter(Path file, String messageId, String matchId, String fightId, String kind, String upstreamBody,
                              @JsonInclude(JsonInclude.Include.NON_NULL) String partner) {
 
-        /** What replay and the status page name it by: its file name, unique in the store. */
+        /** What replay, the status page and the listing's pages name it by: its file name, unique in the store. */
+        @JsonProperty("id")
         public String id() {
             return file.getFileName().toString();
         }

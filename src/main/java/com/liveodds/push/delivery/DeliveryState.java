@@ -16,9 +16,10 @@ public class DeliveryState {
 
     /**
      * FAILED: a heartbeat that got no 2xx (never retried). SUPERSEDED: a snapshot of its match came in first; the
-     * source may forget the message, like a delivered one, but it never reached the partner.
+     * source may forget the message, like a delivered one, but it never reached the partner. REFUSED: a recovered push
+     * the partner did not take (refused, or out of retry budget), which is not dead-lettered.
      */
-    public enum Outcome { DELIVERED, DEAD_LETTERED, HANDED_BACK, FAILED, SUPERSEDED, NOT_BOOKED }
+    public enum Outcome { DELIVERED, DEAD_LETTERED, HANDED_BACK, FAILED, SUPERSEDED, NOT_BOOKED, REFUSED }
 
     static final String NOT_BOOKED_REASON = "its match is not booked for this partner";
     static final String SUPERSEDED_REASON = "superseded by a later snapshot of its match";

@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 import com.liveodds.push.heartbeat.LiveMatches;
 import com.liveodds.push.ops.MessageLogContext;
@@ -35,6 +37,11 @@ public class PartnerPushes implements CamelContextAware {
 
     /** Exchange variable, true on the copy of a push whose caller keeps no backlog (see {@link PartnerDeliveries}). */
     static final String DEAD_LETTER_WHEN_DOWN = "liveoddsDeadLetterWhenDown";
+    /**
+     * Exchange variable, true on a push a recovery asked for (contract 20): one the partner does not take is refused,
+     * counted by its recovery, and not dead-lettered (its message stays retained; its own push had its own outcome).
+     */
+    public static final String RECOVERED = "liveoddsRecovered";
     private static final String STARTED = "attemptStarted";
     private static final Logger LOG = LoggerFactory.getLogger(PartnerPushes.class);
     private static final String[] OUTCOMES = {"2xx", "401", "4xx", "5xx", "429", "timeout", "error"};
@@ -47,6 +54,8 @@ public class PartnerPushes implements CamelContextAware {
     /** "Partner a: " before each log line of a partner of liveodds.partners; nothing for the single partner. */
     private volatile String who = "";
     private volatile Booking booking = Booking.ALL;
+    private volatile BooleanSupplier deadLettersFull = () -> false;
+    private volatile Consumer<String> pauseWhenFull = reason -> { };
     private volatile Meters registryBean;
     private volatile DeliveryMeters meters;
     private volatile Timer[] timers;
@@ -201,6 +210,22 @@ public class PartnerPushes implements CamelContextAware {
 
     private void deadLettered(Exchange exchange, DeliveryState state, String reason) {
         Push push = state.getPush();
+        if (Boolean.TRUE.equals(exchange.getVariable(RECOVERED, Boolean.class))) {
+            state.end(DeliveryState.Outcome.REFUSED, reason);
+            try (var log = MessageLogContext.of(exchange, push.matchId(), push.messageId())) {
+                LOG.warn("{}Recovered push {} not taken after {} attempts: {}; counted by its recovery, not dead-lettered",
+                        who, push, state.getAttempts(), reason);
+            }
+            return;
+        }
+        if (deadLettersFull.getAsBoolean()) {
+            // contract 22: at the bound a push is neither dropped nor acknowledged; the partner is paused (contract 24)
+            // and the push held at the head of its match, judged again once it is resumed
+            pauseWhenFull.accept("dead letters full (liveodds.dead-letter.max-per-partner)");
+            Duration wait = policy.maxBackoff();
+            state.retryIn(wait.toMillis(), false);
+            throw new RetryLater(wait, "the partner's dead letters are full (liveodds.dead-letter.max-per-partner): " + reason);
+        }
         state.end(DeliveryState.Outcome.DEAD_LETTERED, reason);
         meters().deadLettered.increment();
         try (var log = MessageLogContext.of(exchange, push.matchId(), push.messageId())) {
@@ -283,6 +308,19 @@ public class PartnerPushes implements CamelContextAware {
     /** The partner's booking: a match unbooked meanwhile gets no further attempt (contract 16). */
     public void setBooking(Booking booking) {
         this.booking = booking;
+    }
+
+    /**
+     * Whether the partner has as many dead letters as it may have ({@code DeadLetterBudget#isFull}, wired by the
+     * partners' configuration): a push that would be dead-lettered is held instead.
+     */
+    /** What pauses the partner, with the reason, when its dead letters are full. */
+    public void setPauseWhenFull(Consumer<String> pauseWhenFull) {
+        this.pauseWhenFull = pauseWhenFull;
+    }
+
+    public void setDeadLettersFull(BooleanSupplier deadLettersFull) {
+        this.deadLettersFull = deadLettersFull;
     }
 
     /** The partner's name in liveodds.partners (empty for the single partner), named in each log line. */

@@ -11,8 +11,8 @@ import org.apache.camel.Exchange;
  * down), the HTTP source (its receipt) and the dead-letter replay (delivered or not). A copy taken from delivery's
  * own progress of the push, which nobody outside {@code delivery} reads.
  *
- * @param outcome           {@code delivered}, {@code dead_lettered}, {@code handed_back}, {@code failed} or
- *                          {@code superseded}; null while the push goes on
+ * @param outcome           {@code delivered}, {@code dead_lettered}, {@code handed_back}, {@code failed},
+ *                          {@code superseded}, {@code not_booked} or {@code refused}; null while the push goes on
  * @param reason            why it was dead-lettered, handed back or superseded, or null
  * @param attempts          attempts made
  * @param lastStatus        HTTP status of the last answer, 0 when there was none
@@ -53,6 +53,11 @@ public record PushOutcome(Push push, String outcome, String reason, int attempts
 
     public boolean isDeadLettered() {
         return "dead_lettered".equals(outcome);
+    }
+
+    /** A recovered push the partner did not take: counted by its recovery, not dead-lettered. */
+    public boolean isRefused() {
+        return "refused".equals(outcome);
     }
 
     /** Why it was dead-lettered, or null when it was not. */

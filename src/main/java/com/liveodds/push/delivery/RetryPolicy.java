@@ -46,6 +46,10 @@ public class RetryPolicy {
         this.maxBackoff = maxBackoff;
     }
 
+    public Duration maxBackoff() {
+        return maxBackoff;
+    }
+
     /** The retry budget of one message, {@code 10m} by default. */
     public void setMaxElapsed(Duration maxElapsed) {
         this.maxElapsed = maxElapsed;

@@ -34,6 +34,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.liveodds.push.delivery.PartnerDeliveries;
+import com.liveodds.push.delivery.PartnerPushes;
 import com.liveodds.push.delivery.Push;
 import com.liveodds.push.delivery.SourceHandover;
 import com.liveodds.push.delivery.PushOutcome;
@@ -60,9 +61,10 @@ import org.slf4j.LoggerFactory;
  * ({@code liveoddsDeliveries}, InOut, the partner named in {@value PartnerDeliveries#PARTNER}), in the order they were
  * accepted, with their original message ids and bodies. A recovery holds at most a quarter of the partner's room in
  * the delivery queues ({@code liveodds.delivery.queue-size} shared by the partners), so the live pushes always find
- * theirs; within that it queues as fast as it reads, so that the older messages it brings are queued before the live
- * ones that follow them. {@code GET .../recovery/{id}} tells
- * how far it got. At most {@code max-requests} recoveries per partner in 10 minutes (429 with {@code Retry-After}).
+ * theirs, and at most a quarter of {@code liveodds.recovery.max-bytes} of bodies (half read ahead, half in delivery),
+ * so that {@value #RUNNING} recoveries run at once, of all partners, and one waits for its turn (queued) before it holds
+ * any match; within that it queues as fast as it reads, so that the older messages it brings are queued before the
+ * live ones that follow them. {@code GET .../recovery/{id}} tells how far it got. At most {@code max-requests} recoveries per partner in 10 minutes (429 with {@code Retry-After}).
  * <p>
  * With a {@link RecoveryRouting} (several instances on Kafka), an accepted request is handed on instead of run here:
  * each instance runs the parts whose matches it owns ({@link #runPart}), and every instance learns of every request
@@ -72,6 +74,8 @@ public class Recoveries implements CamelContextAware {
 
     /** Pushes of one recovery in delivery at once, at least. */
     static final int MIN_WINDOW = 64;
+    /** Recoveries running at once, of all partners: each holds this part of {@code liveodds.recovery.max-bytes}. */
+    static final int RUNNING = 4;
     static final Duration LIMIT_WINDOW = Duration.ofMinutes(10);
     /** The largest body a recovery request may have. */
     static final int MAX_BODY = 4096;
@@ -87,17 +91,24 @@ public class Recoveries implements CamelContextAware {
     private final RetainedMessages store;
     private final int maxRequests;
     private final int window;
+    /** Body characters a running recovery reads ahead, and as many it has in delivery. */
+    private final int bytesAhead;
+    private final Semaphore running = new Semaphore(RUNNING, true);
     /** Partner id → the partner. */
     private final Map<String, Partner> partners = new LinkedHashMap<>();
     private CamelContext context;
     private volatile PartnerDeliveries deliveries;
     private volatile RecoveryRouting routing;
 
-    /** @param queueShare the pushes a partner's delivery queues hold at most (a quarter of them is a recovery's) */
-    public Recoveries(RetainedMessages store, int maxRequests, int queueShare) {
+    /**
+     * @param queueShare the pushes a partner's delivery queues hold at most (a quarter of them is a recovery's)
+     * @param maxBytes   the bodies all recoveries hold at once ({@code liveodds.recovery.max-bytes})
+     */
+    public Recoveries(RetainedMessages store, int maxRequests, int queueShare, long maxBytes) {
         this.store = store;
         this.maxRequests = maxRequests;
         this.window = Math.max(MIN_WINDOW, queueShare / 4);
+        this.bytesAhead = (int) Math.max(1, Math.min(Integer.MAX_VALUE, maxBytes / RUNNING / 2));
     }
 
     /** Hands accepted requests on to the instances that own their matches instead of running them here. */
@@ -338,7 +349,9 @@ public class Recoveries implements CamelContextAware {
     }
 
     /**
-     * Pushes the recovery's messages again, match after match, at most {@link #window} in delivery at once. Each match
+     * Pushes the recovery's messages again, match after match, once one of the {@value #RUNNING} places is free (its
+     * own thread waits; no match is held meanwhile), at most {@link #window} pushes and {@link #bytesAhead} body
+     * characters in delivery at once, reading pages of at most as many. Each match
      * is held in the partner's queue while its messages are read and queued: its live pushes queued meanwhile (newer
      * than what is read, so the partner must have them last) wait behind them, and its source never waits.
      *
@@ -349,10 +362,14 @@ public class Recoveries implements CamelContextAware {
      * @return false when it stopped there, its matches left to the instance that owns them now
      */
     private boolean run(Partner partner, Recovery recovery, Callable<OptionalLong> bound, BooleanSupplier here) {
-        recovery.running();
         Semaphore window = new Semaphore(this.window);
+        Semaphore bytes = new Semaphore(bytesAhead);
         AtomicInteger handedBack = new AtomicInteger();
+        boolean placed = false;
         try {
+            running.acquire();
+            placed = true;
+            recovery.running();
             for (RetainedMessages.Selection asked : recovery.selections()) {
                 try (KeyHold hold = deliveries().hold(partner.name, asked.matchId())) {
                     // read once held: what is accepted from now on is queued behind the hold
@@ -363,17 +380,24 @@ public class Recoveries implements CamelContextAware {
                     }
                     RetainedMessages.Selection selection = asked.upTo(upTo.getAsLong());
                     long from = 0;
-                    for (List<RetainedMessages.Retained> page = store.page(selection, from); !page.isEmpty();
-                         page = store.page(selection, from)) {
+                    for (List<RetainedMessages.Retained> page = store.page(selection, from, bytesAhead); !page.isEmpty();
+                         page = store.page(selection, from, bytesAhead)) {
                         for (RetainedMessages.Retained message : page) {
+                            // a body larger than all that may be in delivery goes alone
+                            int weight = Math.min(message.body().length(), bytesAhead);
                             window.acquire();
-                            push(partner, recovery, hold, message, here, window::release, handedBack);
+                            bytes.acquire(weight);
+                            push(partner, recovery, hold, message, here, () -> {
+                                bytes.release(weight);
+                                window.release();
+                            }, handedBack);
                             from = message.seq();
                         }
                     }
                 }
             }
             window.acquire(this.window);
+            bytes.acquire(bytesAhead);
             if (!here.getAsBoolean()) {
                 // what was withdrawn is the new owner's to push, and its end to report
                 return false;
@@ -385,6 +409,10 @@ public class Recoveries implements CamelContextAware {
         } catch (Exception e) {
             LOG.warn("Recovery {} of partner {} failed: {}", recovery.requestId(), partner.label(), e.getMessage());
             recovery.end("the retained messages could not be read");
+        } finally {
+            if (placed) {
+                running.release();
+            }
         }
         LOG.info("Recovery {} of partner {}: {}", recovery.requestId(), partner.label(), recovery.status());
         return true;
@@ -398,6 +426,7 @@ public class Recoveries implements CamelContextAware {
                 message.body(), Instant.now(), message.snapshot() ? "snapshot" : null));
         exchange.getMessage().setHeader(KeyedQueueConstants.BEFORE, hold);
         exchange.setVariable(PartnerDeliveries.PARTNER, partner.name);
+        exchange.setVariable(PartnerPushes.RECOVERED, true);
         SourceHandover.attach(exchange, new SourceHandover() {
             @Override
             public boolean isWithdrawn() {
@@ -422,8 +451,8 @@ public class Recoveries implements CamelContextAware {
                 Counter.builder("liveodds.recovered.messages").tags(partner.meters.tags())
                         .description("messages delivered again by a recovery the partner asked for")
                         .register(partner.meters.registry()).increment();
-            } else if (outcome != null && outcome.isDeadLettered()) {
-                recovery.deadLettered();
+            } else if (outcome != null && outcome.isRefused()) {
+                recovery.refused();
             } else if (outcome != null && "superseded".equals(outcome.outcome())) {
                 recovery.superseded();
             } else if (exchange.getException() != null || outcome != null) {

@@ -15,8 +15,8 @@ import com.liveodds.push.settings.Timestamps;
 
 /**
  * One recovery a partner asked for (contract 20): what it covers, the messages counted when it was answered, and
- * how far it got: {@code queued}, {@code running}, {@code complete} (every message delivered, dead-lettered or
- * superseded) or {@code failed} (the retained messages could not be read, or a push was handed back, e.g. at
+ * how far it got: {@code queued}, {@code running}, {@code complete} (every message delivered, refused by the partner
+ * or superseded; a refused one is counted here and not dead-lettered, contract 22) or {@code failed} (the retained messages could not be read, or a push was handed back, e.g. at
  * shutdown). A recovery routed to other instances (RecoveryRouting) is as far as its parts' latest reports say.
  */
 final class Recovery {
@@ -30,7 +30,7 @@ final class Recovery {
     private final int messages;
     private final Instant askedAt;
     private final AtomicInteger delivered = new AtomicInteger();
-    private final AtomicInteger deadLettered = new AtomicInteger();
+    private final AtomicInteger refused = new AtomicInteger();
     private final AtomicInteger superseded = new AtomicInteger();
     private volatile State state = State.QUEUED;
     private volatile String error;
@@ -77,8 +77,8 @@ final class Recovery {
         delivered.incrementAndGet();
     }
 
-    void deadLettered() {
-        deadLettered.incrementAndGet();
+    void refused() {
+        refused.incrementAndGet();
     }
 
     void superseded() {
@@ -110,7 +110,7 @@ final class Recovery {
 
     /** How far it got, as a part reports it. */
     RecoveryRouting.Progress progress() {
-        return new RecoveryRouting.Progress(state.name().toLowerCase(Locale.ROOT), delivered.get(), deadLettered.get(),
+        return new RecoveryRouting.Progress(state.name().toLowerCase(Locale.ROOT), delivered.get(), refused.get(),
                 superseded.get(), endedAt, error);
     }
 
@@ -124,7 +124,7 @@ final class Recovery {
         Instant last = ended ? got.stream().map(RecoveryRouting.Progress::endedAt).filter(Objects::nonNull)
                 .max(Instant::compareTo).orElse(askedAt) : null;
         return new RecoveryRouting.Progress(state, got.stream().mapToInt(RecoveryRouting.Progress::delivered).sum(),
-                got.stream().mapToInt(RecoveryRouting.Progress::deadLettered).sum(),
+                got.stream().mapToInt(RecoveryRouting.Progress::refused).sum(),
                 got.stream().mapToInt(RecoveryRouting.Progress::superseded).sum(), last, ended ? failure : null);
     }
 
@@ -145,7 +145,7 @@ final class Recovery {
         body.put("partner", partner.isEmpty() ? partnerId : partner);
         body.put("state", now.state());
         body.put("delivered", now.delivered());
-        body.put("dead_lettered", now.deadLettered());
+        body.put("refused", now.refused());
         body.put("superseded", now.superseded());
         body.put("asked_at", Timestamps.format(askedAt));
         if (now.endedAt() != null) {

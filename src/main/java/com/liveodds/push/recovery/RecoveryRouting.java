@@ -24,10 +24,10 @@ public interface RecoveryRouting {
     }
 
     /**
-     * How far one part got: {@code queued}, {@code running}, {@code complete} or {@code failed}, its counts, and when
-     * it ended (null while it runs).
+     * How far one part got: {@code queued}, {@code running}, {@code complete} or {@code failed}, its counts (pushes
+     * delivered, refused by the partner, superseded), and when it ended (null while it runs).
      */
-    record Progress(String state, int delivered, int deadLettered, int superseded, Instant endedAt, String error) {
+    record Progress(String state, int delivered, int refused, int superseded, Instant endedAt, String error) {
 
         public static final Set<String> STATES = Set.of("queued", "running", "complete", "failed");
 

@@ -15,9 +15,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.liveodds.push.delivery.Push;
 import com.liveodds.push.ingest.UpstreamMessage;
+import com.liveodds.push.ops.Meters;
+import io.micrometer.core.instrument.Counter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +30,10 @@ import org.slf4j.LoggerFactory;
  * database file ({@code <liveodds.recovery.dir>/retained.db}) in WAL mode: each message is committed before it is
  * handed to delivery, so what a source has had acknowledged is in the file, and a {@code kill -9} loses nothing (the
  * commit is in the operating system's hands; {@code synchronous=NORMAL} leaves out the fsync a power cut would need).
+ * A message that cannot be kept (a full disk) is still delivered: the failure is logged once, until keeping works
+ * again, and counted ({@code liveodds_recovery_not_retained_total}); a recovery misses what was not kept.
+ * Recoveries read on a connection of their own (WAL: a reader never holds up a writer), so reading the store for a
+ * recovery never makes ingest wait, and a page of them holds at most a given number of body characters.
  * Pruned past the retention (and the odds before a match's latest snapshot, which recovery never sends), so the file
  * stays bounded by what the retention holds; freed pages are reused and given back by incremental vacuum.
  * A message is kept once per match: accepted again (a dead letter replayed), it keeps its first place. The file is
@@ -57,10 +64,15 @@ public class RetainedMessages {
     private Connection db;
     private PreparedStatement insert;
     private PreparedStatement dropOlderOdds;
+    private PreparedStatement position;
+    /** The recoveries' reads, on a connection of their own, one at a time under {@link #reading}. */
+    private final Object reading = new Object();
+    private Connection reader;
     private PreparedStatement latestSnapshot;
     private PreparedStatement countQuery;
     private PreparedStatement pageQuery;
-    private PreparedStatement position;
+    private final AtomicBoolean keeping = new AtomicBoolean(true);
+    private volatile Meters meters;
 
     public RetainedMessages(Path dir, Duration retention) {
         this.dir = dir;
@@ -84,6 +96,11 @@ public class RetainedMessages {
      * Opens the file, made at the first message kept (a service that never accepts one, or a retention of 0, leaves
      * none behind); null while there is none.
      */
+    /** The meter registry of the bundle, for the messages that could not be kept. */
+    public void setMeters(Meters meters) {
+        this.meters = meters;
+    }
+
     private Connection db(boolean create) throws SQLException {
         if (db != null || !isOn() || !create && !Files.exists(dir.resolve(FILE))) {
             return db;
@@ -125,31 +142,78 @@ public class RetainedMessages {
                 + " topic_partition) VALUES (?, ?, ?, ?, ?, ?, ?)", Statement.RETURN_GENERATED_KEYS);
         position = db.prepareStatement("INSERT OR REPLACE INTO topic_position (topic, topic_partition, next_offset) VALUES (?, ?, ?)");
         dropOlderOdds = db.prepareStatement("DELETE FROM retained WHERE match_id = ? AND type = 'odds' AND seq < ?");
-        latestSnapshot = db.prepareStatement(
-                "SELECT coalesce(max(seq), 0) FROM retained WHERE match_id = ? AND snapshot = 1 AND seq <= ?");
-        countQuery = db.prepareStatement("SELECT count(*) FROM retained" + SELECTED);
-        pageQuery = db.prepareStatement("SELECT seq, message_id, type, body, snapshot FROM retained" + SELECTED + " ORDER BY seq LIMIT " + PAGE);
         LOG.info("Recovery: accepted messages kept for {} in {}", retention, file);
         return db;
     }
 
-    public synchronized void stop() throws SQLException {
-        if (db != null) {
-            db.close();
-            db = null;
+    /** Under {@link #reading}: the recoveries' connection, once the file exists (made by the writer); null before. */
+    private Connection reader() throws SQLException {
+        if (reader != null) {
+            return reader;
+        }
+        synchronized (this) {
+            if (db(false) == null) {
+                return null;
+            }
+        }
+        reader = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve(FILE).toAbsolutePath());
+        try (Statement s = reader.createStatement()) {
+            s.execute("PRAGMA busy_timeout=10000");
+        }
+        latestSnapshot = reader.prepareStatement(
+                "SELECT coalesce(max(seq), 0) FROM retained WHERE match_id = ? AND snapshot = 1 AND seq <= ?");
+        countQuery = reader.prepareStatement("SELECT count(*) FROM retained" + SELECTED);
+        // the body's length before the body: a page stops before a body that would take it past its characters
+        pageQuery = reader.prepareStatement("SELECT seq, message_id, type, snapshot, length(body), body FROM retained"
+                + SELECTED + " ORDER BY seq LIMIT " + PAGE);
+        return reader;
+    }
+
+    public void stop() throws SQLException {
+        synchronized (reading) {
+            if (reader != null) {
+                reader.close();
+                reader = null;
+            }
+        }
+        synchronized (this) {
+            if (db != null) {
+                db.close();
+                db = null;
+            }
         }
     }
 
     /**
      * Keeps an accepted push, committed before it goes on to delivery; a snapshot drops the odds of its match before
-     * it. A failure to keep it fails the message (its source keeps it and tries again): recovery must not miss
-     * what was pushed.
+     * it. A failure to keep it (a full disk) does not fail the message: live delivery goes on, the first failure is
+     * logged (and the return once keeping works again), each one counted.
      */
-    public synchronized void accepted(Push push) throws SQLException {
-        if (push.isHeartbeat() || db(true) == null) {
+    public void accepted(Push push) {
+        if (push.isHeartbeat()) {
             return;
         }
-        inTransaction(() -> keep(push, System.currentTimeMillis(), null));
+        try {
+            synchronized (this) {
+                if (db(true) == null) {
+                    return;
+                }
+                inTransaction(() -> keep(push, System.currentTimeMillis(), null));
+            }
+            if (keeping.compareAndSet(false, true)) {
+                LOG.info("Recovery: accepted messages are kept in {} again", dir.resolve(FILE));
+            }
+        } catch (SQLException e) {
+            Meters bundle = Meters.orOf(meters, null);
+            Counter.builder("liveodds.recovery.not_retained").tags(bundle.tags())
+                    .description("accepted messages that could not be kept for recovery (delivered all the same)")
+                    .register(bundle.registry()).increment();
+            if (keeping.compareAndSet(true, false)) {
+                LOG.error("Recovery: accepted messages cannot be kept in {} ({}): they are delivered all the same, and a"
+                        + " recovery will not have them until keeping works again (liveodds_recovery_not_retained_total"
+                        + " counts them)", dir.resolve(FILE), e.getMessage());
+            }
+        }
     }
 
     /**
@@ -273,6 +337,13 @@ public class RetainedMessages {
             if (db(false) != null) {
                 try (Statement s = db.createStatement()) {
                     s.execute("PRAGMA incremental_vacuum");
+                }
+            }
+        }
+        // on the readers' connection: the checkpoint waits for readers without holding up the writer's monitor
+        synchronized (reading) {
+            if (reader() != null) {
+                try (Statement s = reader.createStatement()) {
                     s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
                 }
             }
@@ -295,60 +366,76 @@ public class RetainedMessages {
     }
 
     /** The newest sequence number so far: a recovery pushes what was accepted up to it (later ones go live). */
-    public synchronized long newest() throws SQLException {
-        if (db(false) == null) {
-            return 0;
-        }
-        try (Statement s = db.createStatement(); ResultSet r = s.executeQuery("SELECT coalesce(max(seq), 0) FROM retained")) {
-            return r.getLong(1);
+    public long newest() throws SQLException {
+        synchronized (reading) {
+            if (reader() == null) {
+                return 0;
+            }
+            try (Statement s = reader.createStatement();
+                 ResultSet r = s.executeQuery("SELECT coalesce(max(seq), 0) FROM retained")) {
+                return r.getLong(1);
+            }
         }
     }
 
     /** Every match with a message retained, for a partner that books all. */
-    public synchronized List<String> matches() throws SQLException {
+    public List<String> matches() throws SQLException {
         List<String> matches = new ArrayList<>();
-        if (db(false) == null) {
-            return matches;
-        }
-        try (Statement s = db.createStatement();
-             ResultSet r = s.executeQuery("SELECT DISTINCT match_id FROM retained ORDER BY match_id")) {
-            while (r.next()) {
-                matches.add(r.getString(1));
+        synchronized (reading) {
+            if (reader() == null) {
+                return matches;
+            }
+            try (Statement s = reader.createStatement();
+                 ResultSet r = s.executeQuery("SELECT DISTINCT match_id FROM retained ORDER BY match_id")) {
+                while (r.next()) {
+                    matches.add(r.getString(1));
+                }
             }
         }
         return matches;
     }
 
     /** How many messages {@link #page} gives for this selection in all. */
-    public synchronized int count(Selection selection) throws SQLException {
-        if (db(false) == null) {
-            return 0;
-        }
-        bind(countQuery, selection, 0);
-        try (ResultSet r = countQuery.executeQuery()) {
-            return r.getInt(1);
+    public int count(Selection selection) throws SQLException {
+        synchronized (reading) {
+            if (reader() == null) {
+                return 0;
+            }
+            bind(countQuery, selection, 0);
+            try (ResultSet r = countQuery.executeQuery()) {
+                return r.getInt(1);
+            }
         }
     }
 
     /**
      * The next messages of the selection after sequence number {@code from}, in the order they were accepted: the
-     * match's latest odds snapshot and every odds after it, and the settlements and rollbacks accepted after its time.
+     * match's latest odds snapshot and every odds after it, and the settlements and rollbacks accepted after its time;
+     * at most {@code maxChars} characters of bodies, but always one message when there is one.
      */
-    public synchronized List<Retained> page(Selection selection, long from) throws SQLException {
+    public List<Retained> page(Selection selection, long from, long maxChars) throws SQLException {
         List<Retained> page = new ArrayList<>();
-        if (db(false) == null) {
-            return page;
-        }
-        bind(pageQuery, selection, from);
-        try (ResultSet r = pageQuery.executeQuery()) {
-            while (r.next()) {
-                page.add(new Retained(r.getLong(1), r.getString(2), r.getString(3), r.getString(4), r.getInt(5) == 1));
+        synchronized (reading) {
+            if (reader() == null) {
+                return page;
+            }
+            bind(pageQuery, selection, from);
+            long chars = 0;
+            try (ResultSet r = pageQuery.executeQuery()) {
+                while (r.next()) {
+                    long length = r.getLong(5);
+                    if (!page.isEmpty() && chars + length > maxChars) {
+                        break;
+                    }
+                    chars += length;
+                    page.add(new Retained(r.getLong(1), r.getString(2), r.getString(3), r.getString(6), r.getInt(4) == 1));
+                }
             }
         }
         return page;
     }
 
-    /** The selection's match, bounds and latest snapshot (found now) into a statement of {@link #SELECTED}. */
+    /** Under {@link #reading}: the selection's match, bounds and latest snapshot (found now) into a statement of {@link #SELECTED}. */
     private void bind(PreparedStatement q, Selection selection, long from) throws SQLException {
         latestSnapshot.setString(1, selection.matchId());
         latestSnapshot.setLong(2, selection.upTo());

@@ -42,14 +42,16 @@ public final class StartupSettings {
             "liveodds.recovery.retention");
     /** Written as sizes ({@code 512KB}, {@code 1MB}); each is handed to the beans in bytes as {@code <key>-bytes}. */
     static final Map<String, String> SIZE_KEYS = Map.of("liveodds.source.file.max-size", "1MB",
-            "liveodds.source.http.max-body", "1MB", "liveodds.source.http.max-receiving", "32MB");
+            "liveodds.source.http.max-body", "1MB", "liveodds.source.http.max-receiving", "32MB",
+            "liveodds.recovery.max-bytes", "16MB");
 
     /** Written as whole numbers, each with the least it may be. */
-    static final Map<String, Integer> COUNT_KEYS = Map.of("liveodds.delivery.max-in-flight", 1,
-            "liveodds.delivery.queue-size", 1, "liveodds.source.http.max-in-flight", 1, "liveodds.source.jms.consumers", 1,
-            "liveodds.source.kafka.consumers", 1, "liveodds.source.kafka.max-poll-records", 1,
-            "liveodds.source.kafka.look-back-records", 0, "liveodds.recovery.max-requests", 1,
-            "liveodds.partner.api.max-concurrent", 1, "liveodds.partner.api.max-requests", 1);
+    static final Map<String, Integer> COUNT_KEYS = Map.ofEntries(Map.entry("liveodds.delivery.max-in-flight", 1),
+            Map.entry("liveodds.delivery.queue-size", 1), Map.entry("liveodds.source.http.max-in-flight", 1),
+            Map.entry("liveodds.source.jms.consumers", 1), Map.entry("liveodds.source.kafka.consumers", 1),
+            Map.entry("liveodds.source.kafka.max-poll-records", 1), Map.entry("liveodds.source.kafka.look-back-records", 0),
+            Map.entry("liveodds.recovery.max-requests", 1), Map.entry("liveodds.partner.api.max-concurrent", 1),
+            Map.entry("liveodds.partner.api.max-requests", 1), Map.entry("liveodds.dead-letter.max-per-partner", 1));
     /** Written as true or false. */
     static final List<String> FLAG_KEYS = List.of("liveodds.delivery.supersede", "liveodds.demo.producer",
             "liveodds.tracing.enabled");

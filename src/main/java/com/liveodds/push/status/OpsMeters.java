@@ -2,6 +2,7 @@ package com.liveodds.push.status;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.ToDoubleFunction;
 
@@ -18,7 +19,7 @@ import org.apache.camel.CamelContext;
 /**
  * The gauges an operator alerts on that no delivery step records, read at scrape time from the beans that know
  * (found by type, so their names may change): {@code liveodds_token_expires_in_seconds} (NaN while there is no
- * token), {@code liveodds_dead_letters}, and {@code liveodds_upstream_up} / {@code liveodds_partner_up} (1 or 0, the
+ * token), {@code liveodds_dead_letters} and {@code liveodds_dead_letters_limit} (each partner's), and {@code liveodds_upstream_up} / {@code liveodds_partner_up} (1 or 0, the
  * readiness checks {@code upstream} and {@code partner} as numbers; NaN while no partner connection reports). The
  * token and partner gauges are each partner's, labelled {@code partner} for a partner of {@code liveodds.partners}.
  * Nothing here runs per message.
@@ -46,11 +47,29 @@ public class OpsMeters {
                     tags, context, c -> Partners.bean(c, partner, "liveoddsPartnerHealth", PartnerState.class)
                             .map(p -> p.partner().up() ? 1.0 : 0.0).orElse(Double.NaN));
         }
-        find(context, DeadLetterStore.class).ifPresent(store -> gauge(registry, "liveodds.dead_letters", null,
-                "Records in the dead-letter store", Tags.empty(), store, DeadLetterStore::count));
+        find(context, DeadLetterStore.class).ifPresent(store -> deadLetters(registry, bundle, Partners.names(context), store));
         find(context, UpstreamLiveness.class).ifPresent(upstream -> gauge(registry, "liveodds.upstream.up", null,
                 "1 while upstream speaks (readiness check upstream), 0 while it is silent", Tags.empty(), upstream,
                 u -> u.isSpeaking() ? 1 : 0));
+    }
+
+    /**
+     * Each partner's dead letters and their bound ({@code liveodds.dead-letter.max-per-partner}), labelled as the
+     * partner's other meters; with several partners the rejected messages' letters, which are no partner's, carry
+     * {@code partner=""} (to Prometheus: no label), so the series still add up to the whole store.
+     */
+    private static void deadLetters(MeterRegistry registry, Meters bundle, List<String> partners, DeadLetterStore store) {
+        for (String partner : partners) {
+            Tags tags = bundle.forPartner(partner).tags();
+            gauge(registry, "liveodds.dead_letters", null, "Records in the dead-letter store, by the partner they record",
+                    tags, store, s -> s.count(partner));
+            gauge(registry, "liveodds.dead_letters.limit", null, "Dead letters a partner may have"
+                    + " (liveodds.dead-letter.max-per-partner)", tags, store, s -> s.budget().limit());
+        }
+        if (Partners.isList(partners)) {
+            gauge(registry, "liveodds.dead_letters", null, "Records in the dead-letter store, by the partner they record",
+                    Tags.of("partner", ""), store, s -> s.count(""));
+        }
     }
 
     static double secondsLeft(PartnerTokenProvider tokens) {

@@ -54,7 +54,7 @@ class OpsFilesTest {
     @Test
     void alertRulesPassPromtoolAndTheirUnitTests() throws Exception {
         requirePromtool();
-        assertThat(promtool("check", "rules", RULES.toString())).contains("SUCCESS: 10 rules found");
+        assertThat(promtool("check", "rules", RULES.toString())).contains("SUCCESS: 11 rules found");
         assertThat(promtool("test", "rules", RULE_TESTS.toString())).contains("SUCCESS");
     }
 

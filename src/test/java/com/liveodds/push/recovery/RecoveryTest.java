@@ -135,7 +135,7 @@ class RecoveryTest {
         JsonNode done = awaitEnd("101", "rc-a-token", "lost-an-hour");
         assertThat(done.path("state").asText()).isEqualTo("complete");
         assertThat(done.path("delivered").asInt()).isEqualTo(5);
-        assertThat(done.path("dead_lettered").asInt()).isZero();
+        assertThat(done.path("refused").asInt()).isZero();
         awaitAt(a, List.of(live));
         a.latency(0);
 

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The store of what recovery pushes again, on a real SQLite file: a match's current odds are its latest snapshot and
  * the odds after it (the earlier ones are dropped as the snapshot comes), a message accepted twice keeps its first
- * place, what is older than the retention is pruned, the file is made with the first message kept, and a retention
+ * place, a page read for a recovery is bounded in body characters, what is older than the retention is pruned, the file is made with the first message kept, and a retention
  * of 0 keeps nothing and makes no file.
  */
 class RetainedMessagesTest {
@@ -45,13 +45,13 @@ class RetainedMessagesTest {
             accept(store, "s1", "market_settlement", false);
 
             RetainedMessages.Selection all = new RetainedMessages.Selection("match:7", null, store.newest());
-            assertThat(ids(store.page(all, 0))).containsExactly("s1", "snap", "d2", "s2");
+            assertThat(ids(store.page(all, 0, Long.MAX_VALUE))).containsExactly("s1", "snap", "d2", "s2");
             RetainedMessages.Selection since = new RetainedMessages.Selection("match:7", after, store.newest());
-            assertThat(ids(store.page(since, 0))).containsExactly("snap", "d2", "s2");
+            assertThat(ids(store.page(since, 0, Long.MAX_VALUE))).containsExactly("snap", "d2", "s2");
             assertThat(store.count(since)).isEqualTo(3);
             // what is accepted after the request goes live, not with the recovery
             RetainedMessages.Selection earlier = new RetainedMessages.Selection("match:7", null, store.newest() - 1);
-            assertThat(ids(store.page(earlier, 0))).containsExactly("s1", "snap", "d2");
+            assertThat(ids(store.page(earlier, 0, Long.MAX_VALUE))).containsExactly("s1", "snap", "d2");
             assertThat(store.matches()).containsExactly("match:7");
         } finally {
             store.stop();
@@ -84,7 +84,26 @@ class RetainedMessagesTest {
             assertThat(store.partitionOf("match:7")).hasValue(3);
             assertThat(store.newestAcceptedAt()).isEqualTo(Instant.ofEpochMilli(at.toEpochMilli()));
             RetainedMessages.Selection all = new RetainedMessages.Selection("match:7", null, store.newest());
-            assertThat(ids(store.page(all, 0))).containsExactly("before", "snap", "d1");
+            assertThat(ids(store.page(all, 0, Long.MAX_VALUE))).containsExactly("before", "snap", "d1");
+        } finally {
+            store.stop();
+        }
+    }
+
+    /** Contract 22: what a recovery reads at once is bounded in bytes, not only in messages. */
+    @Test
+    void aPageHoldsAtMostTheGivenCharactersOfBodiesAndAlwaysOneMessage() throws Exception {
+        RetainedMessages store = new RetainedMessages(dir, Duration.ofHours(10));
+        try {
+            for (String id : List.of("a", "b", "c", "d")) {
+                store.accepted(new Push(id, "match:7", "market_settlement", "{\"pad\":\"" + "x".repeat(990) + "\"}", null,
+                        Instant.now()));
+            }
+            RetainedMessages.Selection all = new RetainedMessages.Selection("match:7", null, store.newest());
+            List<RetainedMessages.Retained> first = store.page(all, 0, 2500);
+            assertThat(ids(first)).containsExactly("a", "b");
+            assertThat(ids(store.page(all, first.get(1).seq(), 2500))).containsExactly("c", "d");
+            assertThat(ids(store.page(all, 0, 10))).as("a body larger than the page still comes, alone").containsExactly("a");
         } finally {
             store.stop();
         }

@@ -17,7 +17,7 @@ import com.sun.net.httpserver.HttpServer;
 
 /**
  * A partner on 127.0.0.1 that answers every push after a set latency (its own handler thread waits, as a slow
- * partner would), counts how many pushes it has in hand at once, and can answer 503 to chosen pushes. Token endpoint
+ * partner would), counts how many pushes it has in hand at once, and can answer 503 or 400 to chosen pushes. Token endpoint
  * at {@code /auth/oauth/token}, pushes under {@code /partner}.
  */
 public final class LoopbackPartner implements AutoCloseable {
@@ -41,6 +41,7 @@ public final class LoopbackPartner implements AutoCloseable {
     private final AtomicInteger mostInHand = new AtomicInteger();
     private volatile long latencyMillis;
     private volatile Predicate<String> failing = path -> false;
+    private volatile Predicate<String> refusing = path -> false;
 
     public LoopbackPartner() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 1000);
@@ -58,6 +59,12 @@ public final class LoopbackPartner implements AutoCloseable {
     /** Pushes whose path matches answer 503 until this is called again. */
     public LoopbackPartner failing(Predicate<String> path) {
         this.failing = path;
+        return this;
+    }
+
+    /** Pushes whose path matches answer 400 (not retryable: dead-lettered) until this is called again. */
+    public LoopbackPartner refusing(Predicate<String> path) {
+        this.refusing = path;
         return this;
     }
 
@@ -93,7 +100,7 @@ public final class LoopbackPartner implements AutoCloseable {
             if (latencyMillis > 0) {
                 Thread.sleep(latencyMillis); // the partner's own latency, on its handler thread
             }
-            int status = failing.test(path) ? 503 : 202;
+            int status = refusing.test(path) ? 400 : failing.test(path) ? 503 : 202;
             arrivals.add(new Arrival(path, exchange.getRequestHeaders().getFirst("Idempotency-Key"), arrived, status,
                     new String(sent, StandardCharsets.UTF_8)));
             answer(exchange, status, "{}");

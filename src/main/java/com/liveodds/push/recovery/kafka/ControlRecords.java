@@ -38,7 +38,7 @@ final class ControlRecords {
     private static final Set<String> REQUEST_FIELDS = Set.of("kind", "request_id", "partner_id", "matches", "after",
             "messages", "asked_at", "parts");
     private static final Set<String> PROGRESS_FIELDS = Set.of("kind", "request_id", "partner_id", "part", "state",
-            "delivered", "dead_lettered", "superseded", "ended_at", "error");
+            "delivered", "refused", "superseded", "ended_at", "error");
     private static final ObjectMapper JSON = new ObjectMapper().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
@@ -78,7 +78,7 @@ final class ControlRecords {
         record.put("part", Integer.toString(part));
         record.put("state", progress.state());
         record.put("delivered", progress.delivered());
-        record.put("dead_lettered", progress.deadLettered());
+        record.put("refused", progress.refused());
         record.put("superseded", progress.superseded());
         record.put("ended_at", progress.endedAt() == null ? null : progress.endedAt().toString());
         record.put("error", progress.error());
@@ -147,7 +147,7 @@ final class ControlRecords {
             throw new IllegalArgumentException("error is at most 200 characters");
         }
         return new Progress(id(record, "partner_id"), id(record, "request_id"), Integer.parseInt(part),
-                new RecoveryRouting.Progress(state, count(record, "delivered"), count(record, "dead_lettered"),
+                new RecoveryRouting.Progress(state, count(record, "delivered"), count(record, "refused"),
                         count(record, "superseded"), ended == null ? null : time(ended, "ended_at"), error));
     }
 

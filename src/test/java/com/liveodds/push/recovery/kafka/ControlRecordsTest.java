@@ -56,11 +56,11 @@ class ControlRecordsTest {
                 valid.replace("{\"0\"", "{\"SECRET\""),
                 valid + "{}",
                 "{\"kind\":\"progress\",\"request_id\":\"r\",\"partner_id\":\"42\",\"part\":\"0\",\"state\":\"SECRET\","
-                        + "\"delivered\":0,\"dead_lettered\":0,\"superseded\":0,\"ended_at\":null,\"error\":null}",
+                        + "\"delivered\":0,\"refused\":0,\"superseded\":0,\"ended_at\":null,\"error\":null}",
                 "{\"kind\":\"progress\",\"request_id\":\"r\",\"partner_id\":\"42\",\"part\":\"0\",\"state\":\"running\","
-                        + "\"delivered\":-1,\"dead_lettered\":0,\"superseded\":0,\"ended_at\":null,\"error\":null}",
+                        + "\"delivered\":-1,\"refused\":0,\"superseded\":0,\"ended_at\":null,\"error\":null}",
                 "{\"kind\":\"progress\",\"request_id\":\"r\",\"partner_id\":\"42\",\"part\":\"0\",\"state\":\"failed\","
-                        + "\"delivered\":0,\"dead_lettered\":0,\"superseded\":0,\"ended_at\":\"SECRET\",\"error\":null}",
+                        + "\"delivered\":0,\"refused\":0,\"superseded\":0,\"ended_at\":\"SECRET\",\"error\":null}",
                 "[".repeat(5000) + "]".repeat(5000));
         for (String record : bad) {
             assertThatThrownBy(() -> ControlRecords.parse(record.getBytes(StandardCharsets.UTF_8)))

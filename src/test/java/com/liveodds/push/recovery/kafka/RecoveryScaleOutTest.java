@@ -68,7 +68,7 @@ class RecoveryScaleOutTest {
             "{\"kind\":\"request\",\"request_id\":\"g4\",\"partner_id\":\"42\",\"matches\":[],\"after\":null,"
                     + "\"messages\":-1,\"asked_at\":\"2026-01-01T00:00:00Z\",\"parts\":{\"-1\":[]}}",
             "{\"kind\":\"progress\",\"request_id\":\"g5\",\"partner_id\":\"42\",\"part\":\"0\",\"state\":\"exploded\","
-                    + "\"delivered\":1,\"dead_lettered\":0,\"superseded\":0,\"ended_at\":null,\"error\":null}");
+                    + "\"delivered\":1,\"refused\":0,\"superseded\":0,\"ended_at\":null,\"error\":null}");
 
     @TempDir
     static Path work;
