@@ -27,8 +27,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every name README.md and docs/*.md give in backticks is one the bundle has: a bean ({@code liveoddsPushes}), a route,
- * route configuration or endpoint name ({@code liveodds-ingest}, {@code direct:liveodds-ingest}), a Camel setting, a
- * class, or a file of the repository. A partner's copy is named with its name ({@code liveodds-push-acme},
+ * route configuration or endpoint name ({@code liveodds-ingest}, {@code direct:liveodds-ingest}), a name of the
+ * Kubernetes manifests, a Camel setting, a class, or a file of the repository. A partner's copy is named with its name ({@code liveodds-push-acme},
  * {@code liveoddsHttp[-<name>]}); the liveodds.* settings are DocsTest's.
  */
 class DocsNamesTest {
@@ -77,8 +77,9 @@ class DocsNamesTest {
                 }
             }
         }
-        try (Stream<Path> routes = Files.list(Path.of("routes"))) {
-            for (Path file : routes.filter(p -> p.toString().endsWith(".yaml")).toList()) {
+        // the route files, and the Kubernetes manifests (their objects' names and values)
+        try (Stream<Path> routes = Files.list(Path.of("routes")); Stream<Path> manifests = Files.walk(Path.of("deploy"))) {
+            for (Path file : Stream.concat(routes, manifests).filter(p -> p.toString().endsWith(".yaml")).toList()) {
                 for (String line : Files.readAllLines(file)) {
                     addNames(line.replaceAll("(^|\\s)#.*$", ""));
                 }
