@@ -47,9 +47,9 @@ class DocsTest {
     private static final Pattern RELATIVE_PATH = Pattern.compile("(?<![\\w/:.~$-])(\\.?[A-Za-z0-9_-]+(?:/[A-Za-z0-9_.*-]+)+)/?");
     private static final Set<String> MAVEN_PHASES = Set.of("clean", "compile", "test", "package", "verify", "install",
             "camel:run");
-    /** Maven's and Surefire's own properties the pages may give. */
+    /** Maven's, Surefire's and the Invoker plugin's own properties the pages may give. */
     private static final Set<String> MAVEN_PROPERTIES = Set.of("test", "skipTests", "surefire.failIfNoSpecifiedTests",
-            "argLine");
+            "argLine", "invoker.skip");
 
     @Test
     void theReadmeIsTheFrontDoorWithTheTwoCommands() throws IOException {
