@@ -8,19 +8,27 @@ COPY src src
 COPY routes routes
 RUN mvn -B -q package -DskipTests
 
-# Runtime: a JRE, the jar, and the configuration folder (application.properties, routes/, data/).
+# Runtime: a JRE, the jar, the configuration folder (application.properties, routes/), what the service reads
+# (reference/) and what it writes (data/: a volume in production).
 FROM eclipse-temurin:17-jre
 RUN apt-get update && apt-get install -y --no-install-recommends curl && rm -rf /var/lib/apt/lists/*
-RUN useradd --system --home-dir /opt/liveodds --shell /usr/sbin/nologin liveodds
+# a fixed numeric user, so that Kubernetes can check runAsNonRoot and the volumes' fsGroup matches
+RUN groupadd --system --gid 10001 liveodds \
+    && useradd --system --uid 10001 --gid 10001 --home-dir /opt/liveodds --shell /usr/sbin/nologin liveodds
 WORKDIR /opt/liveodds
 COPY --from=build /build/target/liveodds-push.jar liveodds-push.jar
 COPY application.properties ./
 COPY routes routes
-COPY data/fight-mapping.csv data/fixtures.json data/
+# the fight mapping and fixtures outside data/, so that a volume on data/ hides neither (mount yours over reference/,
+# or point these two settings at your files)
+COPY data/fight-mapping.csv data/fixtures.json reference/
+ENV LIVEODDS_MAPPING_FILE=/opt/liveodds/reference/fight-mapping.csv \
+    LIVEODDS_FIXTURES_FILE=/opt/liveodds/reference/fixtures.json
+# the embedded default's demo card and sandbox booking (only used when no partner setting is given)
 COPY data/demo data/demo
-COPY data/sandbox data/sandbox
-RUN mkdir -p data/inbox data/dead-letter && chown -R liveodds:liveodds /opt/liveodds
-USER liveodds
+COPY data/sandbox/booking-b.template.txt data/sandbox/
+RUN mkdir -p data/inbox data/dead-letter && chown -R 10001:10001 /opt/liveodds/data
+USER 10001:10001
 # 8080: fixtures API (and the HTTP source); 9876: health and metrics
 EXPOSE 8080 9876
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s \

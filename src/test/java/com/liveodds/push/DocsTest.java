@@ -47,9 +47,9 @@ class DocsTest {
     private static final Pattern RELATIVE_PATH = Pattern.compile("(?<![\\w/:.~$-])(\\.?[A-Za-z0-9_-]+(?:/[A-Za-z0-9_.*-]+)+)/?");
     private static final Set<String> MAVEN_PHASES = Set.of("clean", "compile", "test", "package", "verify", "install",
             "camel:run");
-    /** Maven's and Surefire's own properties the pages may give. */
+    /** Maven's, Surefire's and the Invoker plugin's own properties the pages may give. */
     private static final Set<String> MAVEN_PROPERTIES = Set.of("test", "skipTests", "surefire.failIfNoSpecifiedTests",
-            "argLine");
+            "argLine", "invoker.skip");
 
     @Test
     void theReadmeIsTheFrontDoorWithTheTwoCommands() throws IOException {
@@ -228,7 +228,7 @@ class DocsTest {
         assertThat(missing).isEmpty();
     }
 
-    private static List<Path> pages() throws IOException {
+    static List<Path> pages() throws IOException {
         List<Path> pages = new ArrayList<>(List.of(README));
         try (Stream<Path> files = Files.list(DOCS)) {
             files.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
@@ -237,7 +237,7 @@ class DocsTest {
     }
 
     /** The lines of a page outside its fenced code blocks. */
-    private static List<String> prose(Path page) throws IOException {
+    static List<String> prose(Path page) throws IOException {
         List<String> lines = new ArrayList<>();
         boolean fenced = false;
         for (String line : Files.readAllLines(page)) {
@@ -351,7 +351,7 @@ class DocsTest {
         return words;
     }
 
-    private static Properties defaults() throws IOException {
+    static Properties defaults() throws IOException {
         Properties defaults = new Properties();
         try (Reader reader = Files.newBufferedReader(DEFAULTS)) {
             defaults.load(reader);
@@ -435,7 +435,7 @@ class DocsTest {
         return cells;
     }
 
-    private static List<String> codeSpans(String text) {
+    static List<String> codeSpans(String text) {
         List<String> spans = new ArrayList<>();
         Matcher m = INLINE_CODE.matcher(text);
         while (m.find()) {

@@ -1,5 +1,7 @@
 package com.liveodds.push.settings;
 
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -59,8 +61,13 @@ public final class StartupSettings {
     public static final String SANDBOX_PARTNER_ID = "1";
     public static final String SANDBOX_CLIENT_ID = "sandbox-client";
     public static final String SANDBOX_CLIENT_SECRET = "sandbox-secret";
-    /** sandbox-b's booking, under liveodds.home: a part of the demo card's matches. */
+    /**
+     * sandbox-b's booking, under liveodds.home: a part of the demo card's matches. Not in the repository: made from
+     * {@link #SANDBOX_B_BOOKING_TEMPLATE} at the first start, so that booking through the API (which rewrites it) leaves
+     * the checkout clean.
+     */
     public static final String SANDBOX_B_BOOKING = "data/sandbox/booking-b.txt";
+    public static final String SANDBOX_B_BOOKING_TEMPLATE = "data/sandbox/booking-b.template.txt";
     /**
      * The embedded default's two partners (contract 16), so that a newcomer sees the fan-out and the booking at work:
      * sandbox-a books every match, sandbox-b only the matches of {@value #SANDBOX_B_BOOKING}. Both push to the
@@ -190,7 +197,11 @@ public final class StartupSettings {
             derived.put(key + "auth-url", sandboxUrl);
             derived.put(key + "client-id", p.clientId());
             derived.put(key + "client-secret", p.clientSecret());
-            Path booking = Path.of(valueOr(lookup.apply("liveodds.home"), ".")).resolve(p.booking());
+            Path home = Path.of(valueOr(lookup.apply("liveodds.home"), "."));
+            Path booking = home.resolve(p.booking());
+            if (!"all".equals(p.booking())) {
+                copyIfMissing(home.resolve(SANDBOX_B_BOOKING_TEMPLATE), booking);
+            }
             // run outside the repository's layout (java -jar -help from anywhere) the demo's booking file is not there
             derived.put(key + "booking", "all".equals(p.booking()) || !Files.isRegularFile(booking) ? "all" : booking.toString());
             if (generate) {
@@ -210,6 +221,20 @@ public final class StartupSettings {
         putDefault(derived, lookup, "liveodds.admin.tokens", valueOr(derived.get(first), "sandbox-admin-" + randomHex(12)));
         putDefault(derived, lookup, "liveodds.source.http.tokens",
                 valueOr(lookup.apply("liveodds.admin.tokens"), derived.get("liveodds.admin.tokens")));
+    }
+
+    /** The sandbox's booking file from its template, once: later edits (by hand or through the API) are kept. */
+    private static void copyIfMissing(Path template, Path file) {
+        if (Files.exists(file) || !Files.isRegularFile(template)) {
+            return;
+        }
+        try {
+            Files.copy(template, file);
+        } catch (FileAlreadyExistsException e) {
+            // another start made it meanwhile: the same template
+        } catch (IOException e) {
+            // a read-only folder: the file stays missing and the partner books all, as outside the repository's layout
+        }
     }
 
     /** See {@link #INGEST_MODE}: several partners need liveodds.source.http.tokens when the HTTP source runs. */

@@ -3,11 +3,15 @@ package com.liveodds.push.settings;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class StartupSettingsTest {
 
@@ -36,6 +40,21 @@ class StartupSettingsTest {
         assertThat(derived.get("liveodds.fixtures.auth.tokens")).isEmpty();
         assertThat(PartnerSettings.all(key -> derived.containsKey(key) ? derived.get(key) : settings.get(key)))
                 .extracting(PartnerSettings::clientId).containsExactly("sandbox-client", "sandbox-client-b");
+    }
+
+    @Test
+    void sandboxBsBookingIsACopyOfTheTrackedTemplateMadeOnceSoBookingLeavesTheCheckoutClean(@TempDir Path home) throws IOException {
+        Path template = Files.createDirectories(home.resolve("data/sandbox")).resolve("booking-b.template.txt");
+        Files.writeString(template, "match:1\n");
+        settings.put("liveodds.home", home.toString());
+        Path booking = home.resolve(StartupSettings.SANDBOX_B_BOOKING);
+        assertThat(StartupSettings.derive(settings::get)).containsEntry("liveodds.partners.sandbox-b.booking", booking.toString());
+        assertThat(booking).hasContent("match:1");
+        // the booking API and hand edits change the copy, which the next start keeps; the template stays as checked out
+        Files.writeString(booking, "match:2\n");
+        StartupSettings.derive(settings::get);
+        assertThat(booking).hasContent("match:2");
+        assertThat(template).hasContent("match:1");
     }
 
     @Test
