@@ -76,6 +76,8 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
     private PartnerPauses pauses;
     private boolean routesAdded;
     private int queueShare;
+    /** The bytes of pushes each partner holds in memory at most: its share of liveodds.delivery.queue-bytes. */
+    private long queueBytesShare;
     private String source = "file";
 
     /** {@code liveodds.source}: a source with a route template ({@code liveodds-source-<source>}) gets a route per partner. */
@@ -151,6 +153,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         List<PartnerSettings> partners = PartnerSettings.all(key -> properties.resolveProperty(key).orElse(null));
         SettingsReader settings = new SettingsReader(context);
         queueShare = Math.max(1, settings.count("liveodds.delivery.queue-size", 1) / partners.size());
+        queueBytesShare = Math.max(1, settings.number("liveodds.delivery.queue-bytes-bytes") / partners.size());
         for (PartnerSettings partner : partners) {
             kits.add(kit(partner, settings));
         }
@@ -272,6 +275,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
                         .parameter("baseUrl", p.baseUrl())
                         .parameter("maxInFlight", p.maxInFlight())
                         .parameter("queueSize", queueShare)
+                        .parameter("queueBytes", queueBytesShare)
                         .add());
             }
             ids.add(addSourceRoute(p));

@@ -56,7 +56,9 @@ class OutOfMemoryRestartTest {
             return accepted.answer(request, socket, out);
         }).keepingNoRequests()) {
             Map<String, String> settings = ServiceProcess.settings(partner.baseUrl(), partner.baseUrl(), work);
-            List<String> ids = burst(work.resolve("inbox"));
+            // the queues' byte bound sized past the heap, so that the heap runs out
+            settings.put("liveodds.delivery.queue-bytes", "1GB");
+            List<String> ids = burst(work.resolve("inbox"), MESSAGES, 256 * 1024);
             List<String> options = smallHeap();
 
             URI live = URI.create("http://127.0.0.1:" + settings.get("camel.management.port") + "/observe/health/live");
@@ -90,11 +92,11 @@ class OutOfMemoryRestartTest {
         return options;
     }
 
-    /** Large messages (about 256 KB each, one match each) in the file source's inbox, in send order. */
-    private static List<String> burst(Path inbox) throws IOException {
-        String padding = "x".repeat(256 * 1024);
+    /** Large messages ({@code size} characters of padding each, one match each) in the file source's inbox, in send order. */
+    private static List<String> burst(Path inbox, int messages, int size) throws IOException {
+        String padding = "x".repeat(size);
         List<String> ids = new ArrayList<>();
-        for (int i = 0; i < MESSAGES; i++) {
+        for (int i = 0; i < messages; i++) {
             String id = String.format("oom-%04d", i);
             ids.add(id);
             String message = "{\"message_id\":\"" + id + "\",\"message_type\":\"odds\",\"odds_type\":\"delta\",\"timestamp\":\""

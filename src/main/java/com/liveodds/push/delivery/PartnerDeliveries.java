@@ -302,6 +302,8 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
             message.setHeader(KeyedQueueConstants.KEY, push.matchId());
             message.setHeader(KeyedQueueConstants.SUPERSEDABLE, push.isOdds());
             message.setHeader(KeyedQueueConstants.SUPERSEDES, push.isSnapshot());
+            // its bodies are what a push holds of the heap (contract 10: the queues are bounded in bytes too)
+            message.setHeader(KeyedQueueConstants.WEIGHT, push.weight());
             exchange.getExchangeExtension().addOnCompletion(new Track(push));
             if (!push.isHeartbeat()) {
                 liveMatches.enqueued(push.matchId());

@@ -31,6 +31,11 @@ public record Push(String messageId, String matchId, String messageType, String 
         return HEARTBEAT.equals(messageType);
     }
 
+    /** About the bytes it holds in memory: its bodies' characters (no copy made to count them). */
+    public long weight() {
+        return (long) json.length() + (upstreamBody == null ? 0 : upstreamBody.length());
+    }
+
     /** What goes on the wire: UTF-8 whatever charset the exchange picked up on its way in. */
     public byte[] bytes() {
         return json.getBytes(StandardCharsets.UTF_8);

@@ -51,11 +51,13 @@ final class KeyedQueue {
     // written under the lock, read without it by the counts below
     private volatile int running;
     private volatile int held;
+    private volatile long heldBytes;
     private volatile boolean stopping;
     /** No run starts (the endpoint's pauseRuns): what is ready waits in its place. */
     private boolean paused;
 
     private int size = 10_000;
+    private long maxBytes = Long.MAX_VALUE;
     private int maxInFlight = 256;
     private boolean supersede;
     private Predicate handBackWhen;
@@ -83,6 +85,7 @@ final class KeyedQueue {
                 throw new IllegalStateException("liveoddsQueue:" + name + " has a consumer already");
             }
             this.size = options.getSize();
+            this.maxBytes = options.getMaxBytes();
             this.maxInFlight = options.getMaxInFlight();
             this.supersede = options.isSupersede();
             this.handBackWhen = options.getHandBackWhen();
@@ -112,7 +115,9 @@ final class KeyedQueue {
             throw new IllegalArgumentException("liveoddsQueue:" + name + " needs the header " + KeyedQueueConstants.KEY);
         }
         Object before = exchange.getMessage().removeHeader(KeyedQueueConstants.BEFORE);
-        Entry entry = new Entry(id, exchange, ended,
+        Long weight = exchange.getMessage().getHeader(KeyedQueueConstants.WEIGHT, Long.class);
+        exchange.getMessage().removeHeader(KeyedQueueConstants.WEIGHT);
+        Entry entry = new Entry(id, exchange, ended, weight == null ? 0 : Math.max(0, weight),
                 exchange.getExchangeExtension().handoverCompletions(),
                 Boolean.TRUE.equals(exchange.getMessage().getHeader(KeyedQueueConstants.SUPERSEDES, Boolean.class)),
                 Boolean.TRUE.equals(exchange.getMessage().getHeader(KeyedQueueConstants.SUPERSEDABLE, Boolean.class)));
@@ -130,13 +135,14 @@ final class KeyedQueue {
             }
             if (refused == null) {
                 try {
-                    awaitRoom(block);
+                    awaitRoom(block, entry.weight);
                 } catch (RuntimeException e) {
                     refused = e;
                 }
             }
             if (refused == null) {
                 held++;
+                heldBytes += entry.weight;
                 Key key = keys.computeIfAbsent(id, Key::new);
                 if (supersede && entry.supersedes) {
                     // and what came in while it waited for a place
@@ -166,8 +172,9 @@ final class KeyedQueue {
         start.forEach(this::submit);
     }
 
-    private void awaitRoom(boolean block) {
-        while (held >= size) {
+    /** Under the lock: until a place is free and the bytes fit (the first exchange always fits, however heavy). */
+    private void awaitRoom(boolean block, long weight) {
+        while (held >= size || held > 0 && heldBytes + weight > maxBytes) {
             if (stopping) {
                 break;
             }
@@ -455,7 +462,9 @@ final class KeyedQueue {
         lock.lock();
         try {
             held--;
-            roomFreed.signal();
+            heldBytes -= entry.weight;
+            // a light exchange may fit where the first one waiting does not
+            roomFreed.signalAll();
         } finally {
             lock.unlock();
         }
@@ -709,6 +718,8 @@ final class KeyedQueue {
         private final Object key;
         private final Exchange exchange;
         private final AsyncCallback producer;
+        /** The bytes it holds ({@link KeyedQueueConstants#WEIGHT}). */
+        private final long weight;
         private final List<Synchronization> completions;
         private final boolean supersedes;
         private final boolean supersedable;
@@ -718,9 +729,10 @@ final class KeyedQueue {
         /** Under the lock: its retry delay, while it waits one out. */
         private ScheduledFuture<?> wait;
 
-        Entry(Object key, Exchange exchange, AsyncCallback producer, List<Synchronization> completions, boolean supersedes,
-              boolean supersedable) {
+        Entry(Object key, Exchange exchange, AsyncCallback producer, long weight, List<Synchronization> completions,
+              boolean supersedes, boolean supersedable) {
             this.key = key;
+            this.weight = weight;
             this.exchange = exchange;
             this.producer = producer;
             this.completions = completions;

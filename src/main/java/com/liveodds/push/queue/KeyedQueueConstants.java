@@ -14,6 +14,8 @@ public final class KeyedQueueConstants {
      * {@link KeyedQueueEndpoint#hold}).
      */
     public static final String BEFORE = "CamelLiveoddsBefore";
+    /** Header, long: the bytes the exchange holds in memory, counted against the endpoint's {@code maxBytes}. */
+    public static final String WEIGHT = "CamelLiveoddsWeight";
     /** Exchange property, true: the exchange ended superseded (completed, never run, or not run again). */
     public static final String SUPERSEDED = "CamelLiveoddsSuperseded";
 

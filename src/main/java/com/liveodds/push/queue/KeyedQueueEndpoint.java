@@ -32,6 +32,10 @@ public class KeyedQueueEndpoint extends DefaultEndpoint {
     @UriParam(label = "consumer", defaultValue = "10000",
               description = "Exchanges held at once (waiting, running, or waiting out a retry delay)")
     private int size = 10_000;
+    @UriParam(label = "consumer", defaultValue = "9223372036854775807",
+              description = "Bytes held at once, each exchange weighing its header CamelLiveoddsWeight: past it a producer"
+                            + " waits as for a place (one exchange is always let in, however heavy)")
+    private long maxBytes = Long.MAX_VALUE;
     @UriParam(label = "consumer", defaultValue = "false",
               description = "Whether an exchange with the header CamelLiveoddsSupersedes ends the supersedable exchanges"
                             + " of its key queued before it, unrun (completed, property CamelLiveoddsSuperseded)")
@@ -130,6 +134,17 @@ public class KeyedQueueEndpoint extends DefaultEndpoint {
             throw new IllegalArgumentException("size must be at least 1, not " + size);
         }
         this.size = size;
+    }
+
+    public long getMaxBytes() {
+        return maxBytes;
+    }
+
+    public void setMaxBytes(long maxBytes) {
+        if (maxBytes < 1) {
+            throw new IllegalArgumentException("maxBytes must be at least 1, not " + maxBytes);
+        }
+        this.maxBytes = maxBytes;
     }
 
     public boolean isSupersede() {

@@ -45,7 +45,7 @@ public final class StartupSettings {
     /** Written as sizes ({@code 512KB}, {@code 1MB}); each is handed to the beans in bytes as {@code <key>-bytes}. */
     static final Map<String, String> SIZE_KEYS = Map.of("liveodds.source.file.max-size", "1MB",
             "liveodds.source.http.max-body", "1MB", "liveodds.source.http.max-receiving", "32MB",
-            "liveodds.recovery.max-bytes", "16MB");
+            "liveodds.recovery.max-bytes", "16MB", "liveodds.delivery.queue-bytes", "48MB");
 
     /** Written as whole numbers, each with the least it may be. */
     static final Map<String, Integer> COUNT_KEYS = Map.ofEntries(Map.entry("liveodds.delivery.max-in-flight", 1),

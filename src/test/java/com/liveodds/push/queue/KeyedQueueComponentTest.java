@@ -63,6 +63,8 @@ class KeyedQueueComponentTest {
                                 throw new RetryLater(Duration.ZERO, "no answer");
                             }
                         });
+                from("liveoddsQueue:heavy?maxInFlight=4&maxBytes=100").routeId("heavy")
+                        .process(e -> run(e.getMessage().getBody(String.class)));
                 from("liveoddsQueue:q?maxInFlight=4&size=8&supersede=true&handBackWhen=#bean:withdrawn")
                         .routeId("consumer")
                         .process(e -> run(e.getMessage().getBody(String.class)));
@@ -351,6 +353,35 @@ class KeyedQueueComponentTest {
         await().until(() -> ends.containsKey("a0"));
         send("liveoddsQueue:q?blockWhenFull=false", "b", "b1", false, false);
         await().until(() -> "acked".equals(ends.get("b1")));
+    }
+
+    @Test
+    void theBytesHeldAreBoundedByMaxBytes() {
+        hold("h1");
+        sendWeighing("h1", 60, "liveoddsQueue:heavy");
+        // 60 + 60 is over 100: a producer that will not wait is refused, one that fits is let in
+        assertThat(sendWeighing("h2", 60, "liveoddsQueue:heavy?blockWhenFull=false").getException()).isInstanceOf(QueueFull.class);
+        sendWeighing("h3", 30, "liveoddsQueue:heavy?blockWhenFull=false");
+        await().until(() -> "acked".equals(ends.get("h3")));
+        // a single exchange heavier than the bound still goes in alone once the queue is empty
+        held.get("h1").complete(null);
+        await().until(() -> "acked".equals(ends.get("h1")));
+        sendWeighing("h4", 500, "liveoddsQueue:heavy?blockWhenFull=false");
+        await().until(() -> "acked".equals(ends.get("h4")));
+    }
+
+    private Exchange sendWeighing(String body, long weight, String uri) {
+        Exchange exchange = context.getEndpoint(uri).createExchange(ExchangePattern.InOnly);
+        exchange.getMessage().setBody(body);
+        exchange.getMessage().setHeader(KeyedQueueConstants.KEY, body);
+        exchange.getMessage().setHeader(KeyedQueueConstants.WEIGHT, weight);
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onComplete(Exchange done) {
+                ends.put(body, "acked");
+            }
+        });
+        return template.send(uri, exchange);
     }
 
     @Test
