@@ -1,8 +1,6 @@
 package com.liveodds.push.auth;
 
 import java.lang.reflect.Field;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -46,6 +44,11 @@ public class ServerDoor extends RoutePolicySupport {
     private static final Logger LOG = LoggerFactory.getLogger(ServerDoor.class);
     /** Query parameters that carry a bearer token (RFC 6750 2.3), refused wherever they come. */
     private static final List<String> QUERY_TOKENS = List.of("authorization", "access_token");
+    /**
+     * The door governs the paths of the bundle's own routes, not a host's route under the same prefix (a REST DSL
+     * endpoint names no route: taken as the bundle's).
+     */
+    private static final java.util.function.Predicate<String> ROUTES_OF_THE_BUNDLE = id -> id == null || id.startsWith("liveodds-");
 
     /**
      * What the paths under one prefix ask before their body is read.
@@ -103,26 +106,39 @@ public class ServerDoor extends RoutePolicySupport {
         answerUnreadablePathsInJson(router);
         return router.route().order(Integer.MIN_VALUE)
                 .handler(context -> enter(context, camel))
-                .failureHandler(ServerDoor::failed);
+                .failureHandler(this::failed);
     }
 
     private void enter(RoutingContext context, CamelContext camel) {
         HttpServerRequest request = context.request();
-        String path = context.normalizedPath();
+        // Vert.x routes /x/ (and /x/.) to the route of /x: judged as that path
+        String path = withoutTrailingSlash(context.normalizedPath());
         Entrance entrance = entrances.stream().filter(e -> e.governs(path)).findFirst().orElse(null);
-        if (entrance == null) {
+        String served = entrance == null ? "" : JsonErrors.allowedMethods(camel, path, ROUTES_OF_THE_BUNDLE);
+        if (entrance == null || served.isEmpty() && !entrance.partnerBound() && !entrance.ownGate()) {
+            // not a path of the bundle's routes: a host's, or nothing (JsonErrors' 404)
             context.next();
             return;
         }
-        if (hasQueryToken(request.query())) {
+        if (hasQueryToken(context)) {
+            context.response().putHeader("WWW-Authenticate", "Bearer error=\"invalid_request\"");
             refuse(context, 401, "unauthorized", "a bearer token is taken from the Authorization header only");
             return;
         }
         // a form body stays bytes: platform-http would turn its fields into headers, an Authorization among them
         request.headers().set(HttpHeaders.CONTENT_TYPE, "application/octet-stream");
         cutWhenSlow(context);
-        if (entrance.ownGate() || !served(camel, path, request.method().name())) {
+        if (entrance.ownGate()) {
             context.next();
+            return;
+        }
+        if (served.isEmpty()) {
+            refuse(context, 404, "not_found", "nothing is served here for this path");
+            return;
+        }
+        if (!Arrays.asList(served.split(", ")).contains(request.method().name())) {
+            context.response().putHeader(HttpHeaders.ALLOW, served);
+            refuse(context, 405, "method_not_allowed", "use " + served);
             return;
         }
         String authorization = request.getHeader(HttpHeaders.AUTHORIZATION);
@@ -139,6 +155,10 @@ public class ServerDoor extends RoutePolicySupport {
         }
     }
 
+    private static String withoutTrailingSlash(String path) {
+        return path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+    }
+
     private enum Verdict { ALLOWED, UNAUTHORIZED, OTHER_PARTNER }
 
     private static Verdict verdict(BearerAuthenticator authenticator, String authorization, Entrance entrance, String partner) {
@@ -149,6 +169,10 @@ public class ServerDoor extends RoutePolicySupport {
     }
 
     private void admit(RoutingContext context, Entrance entrance, String partner, Verdict verdict) {
+        if (context.response().ended() || context.response().closed()) {
+            // cut (time-out, the caller gone) while its token was checked: nothing to admit, nothing to give back later
+            return;
+        }
         if (verdict == Verdict.UNAUTHORIZED) {
             context.response().putHeader("WWW-Authenticate", "Bearer");
             refuse(context, 401, "unauthorized", "a valid bearer token is required");
@@ -218,33 +242,24 @@ public class ServerDoor extends RoutePolicySupport {
         }
     }
 
-    private static boolean served(CamelContext camel, String path, String method) {
-        return Arrays.asList(JsonErrors.allowedMethods(camel, path).split(", ")).contains(method);
-    }
-
     /** The path segment after the prefix: {@code /v1/liveodds/42/fixtures} → {@code 42}. */
     private static String partnerOf(String path, String prefix) {
         int end = path.indexOf('/', prefix.length());
         return path.substring(prefix.length(), end < 0 ? path.length() : end);
     }
 
-    private static boolean hasQueryToken(String query) {
-        if (query == null || query.isEmpty()) {
+    /** Decoded as platform-http decodes it (Netty's decoder: {@code &} and {@code ;}), any case. */
+    private static boolean hasQueryToken(RoutingContext context) {
+        if (context.request().query() == null) {
             return false;
         }
-        for (String parameter : query.split("&")) {
-            int equals = parameter.indexOf('=');
-            String name = equals < 0 ? parameter : parameter.substring(0, equals);
-            try {
-                name = URLDecoder.decode(name, StandardCharsets.UTF_8);
-            } catch (IllegalArgumentException undecodable) {
-                // judged by its raw name: a broken escape is no way around the rule
-            }
-            if (QUERY_TOKENS.contains(name.trim().toLowerCase(Locale.ROOT))) {
-                return true;
-            }
+        try {
+            return context.queryParams().names().stream()
+                    .anyMatch(name -> QUERY_TOKENS.stream().anyMatch(token -> token.equalsIgnoreCase(name.trim())));
+        } catch (RuntimeException undecodable) {
+            // a query that cannot be decoded is no way around the rule
+            return true;
         }
-        return false;
     }
 
     /**
@@ -264,8 +279,14 @@ public class ServerDoor extends RoutePolicySupport {
         }
     }
 
-    /** A failure of a route of this router (a body over its limit, a request Vert.x could not decode), in JSON. */
-    private static void failed(RoutingContext context) {
+    /** A failure of a route of the bundle's paths (a body over its limit, a request Vert.x could not decode), in JSON. */
+    private void failed(RoutingContext context) {
+        String path = withoutTrailingSlash(context.normalizedPath());
+        if (entrances.stream().noneMatch(e -> e.governs(path))) {
+            // a host's path: its own failure handlers, or Vert.x's
+            context.next();
+            return;
+        }
         int status = context.statusCode() >= 400 ? context.statusCode() : 500;
         if (status == 500) {
             LOG.error("HTTP request {} {} failed", context.request().method(), context.normalizedPath(), context.failure());

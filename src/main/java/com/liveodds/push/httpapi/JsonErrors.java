@@ -1,8 +1,11 @@
 package com.liveodds.push.httpapi;
 
 import java.util.Arrays;
+import java.util.ConcurrentModificationException;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -10,7 +13,9 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.RoutingContext;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Route;
+import org.apache.camel.component.platform.http.HttpEndpointModel;
 import org.apache.camel.component.platform.http.PlatformHttpComponent;
+import org.apache.camel.spi.RouteIdAware;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 import org.apache.camel.support.RoutePolicySupport;
 
@@ -63,13 +68,30 @@ public class JsonErrors extends RoutePolicySupport {
 
     /** The methods the routes serve on this path, sorted and comma-separated; empty when none serves it. */
     public static String allowedMethods(CamelContext camel, String path) {
+        return allowedMethods(camel, path, routeId -> true);
+    }
+
+    /** The same, of the routes whose id the filter takes only. */
+    public static String allowedMethods(CamelContext camel, String path, Predicate<String> routes) {
         if (!(camel.hasComponent("platform-http") instanceof PlatformHttpComponent http)) {
             return "";
         }
-        return http.getHttpEndpoints().stream()
-                .filter(endpoint -> endpoint.getVerbs() != null && template(endpoint.getUri()).matcher(path).matches())
+        // a copy: routes may be added meanwhile (the set is not made for concurrent reading)
+        List<HttpEndpointModel> endpoints;
+        try {
+            endpoints = List.copyOf(http.getHttpEndpoints());
+        } catch (ConcurrentModificationException changed) {
+            endpoints = List.copyOf(http.getHttpEndpoints());
+        }
+        return endpoints.stream()
+                .filter(endpoint -> endpoint.getVerbs() != null && routes.test(routeId(endpoint))
+                        && template(endpoint.getUri()).matcher(path).matches())
                 .flatMap(endpoint -> Arrays.stream(endpoint.getVerbs().split(",")))
                 .map(String::trim).distinct().sorted().collect(Collectors.joining(", "));
+    }
+
+    private static String routeId(HttpEndpointModel endpoint) {
+        return endpoint.getConsumer() instanceof RouteIdAware consumer ? consumer.getRouteId() : null;
     }
 
     /** {@code /v1/liveodds/{partnerId}/fixtures} as a pattern: each {@code {name}} is one path segment. */

@@ -64,6 +64,7 @@ class PartnerDoorTest {
     @Test
     void aTokenOutsideTheAuthorizationHeaderIsRefused() throws Exception {
         for (String path : List.of("/v1/liveodds/101/booking?Authorization=Bearer%20" + TOKEN_A,
+                "/v1/liveodds/101/fixtures/?x;Authorization=Bearer%20" + TOKEN_A, "/v1/liveodds/101/booking?AUTHORIZATION=Bearer+" + TOKEN_A,
                 "/v1/liveodds/101/booking?authorization=Bearer+" + TOKEN_A, "/v1/liveodds/101/booking?access_token=" + TOKEN_A,
                 "/admin/status?Authorization=Bearer%20" + ADMIN)) {
             Answer answer = send("GET " + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", null);
@@ -81,14 +82,24 @@ class PartnerDoorTest {
 
     @Test
     void aBodyWithoutAValidTokenIsNeverRead() throws Exception {
-        // 16 MB announced; the answer comes before a byte of it is sent, and the connection is closed after it
+        // 16 MB announced; the answer comes before a byte of it is sent, and the connection is closed after it; a
+        // trailing slash (which Vert.x routes to the same route) changes nothing
         for (String authorization : new String[] {null, "Bearer nope", "Bearer " + TOKEN_B}) {
-            String head = "POST /v1/liveodds/101/recovery HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                    + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
-                    + "Content-Length: 16777216\r\n\r\n";
-            Answer answer = send(head, null);
-            // another partner's token: 404, exactly as for an id that is no partner's
-            assertThat(answer.status).as(String.valueOf(authorization)).isEqualTo(authorization != null && authorization.contains(TOKEN_B) ? 404 : 401);
+            for (String path : List.of("/v1/liveodds/101/recovery", "/v1/liveodds/101/recovery/", "/v1/liveodds/101/recovery/.")) {
+                String head = "POST " + path + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
+                        + "Content-Length: 16777216\r\n\r\n";
+                Answer answer = send(head, null);
+                // another partner's token: 404, exactly as for an id that is no partner's
+                assertThat(answer.status).as(path + " " + authorization)
+                        .isEqualTo(authorization != null && authorization.contains(TOKEN_B) ? 404 : 401);
+                assertThat(answer.closed).isTrue();
+            }
+        }
+        // a method not served, a path nothing serves: answered before the body too
+        for (String head : List.of("DELETE /admin/status HTTP/1.1\r\n", "POST /v1/liveodds/101/nothing HTTP/1.1\r\n")) {
+            Answer answer = send(head + "Host: x\r\nContent-Length: 16777216\r\n\r\n", null);
+            assertThat(answer.status).as(head).isIn(404, 405);
             assertThat(answer.closed).isTrue();
         }
     }
@@ -159,7 +170,7 @@ class PartnerDoorTest {
                 socket.close();
             }
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> fixtures(TOKEN_A).status != 429 || fixtures(TOKEN_A).header("Retry-After") != null);
+        await().atMost(Duration.ofSeconds(30)).until(() -> fixtures(TOKEN_A).status == 200);
         // then its minute: 8 requests at most, each counted once admitted
         int served = 0;
         Answer last;
