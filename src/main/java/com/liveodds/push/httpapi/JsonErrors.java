@@ -5,7 +5,6 @@ import java.util.ConcurrentModificationException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -15,7 +14,6 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.Route;
 import org.apache.camel.component.platform.http.HttpEndpointModel;
 import org.apache.camel.component.platform.http.PlatformHttpComponent;
-import org.apache.camel.spi.RouteIdAware;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 import org.apache.camel.support.RoutePolicySupport;
 
@@ -68,11 +66,6 @@ public class JsonErrors extends RoutePolicySupport {
 
     /** The methods the routes serve on this path, sorted and comma-separated; empty when none serves it. */
     public static String allowedMethods(CamelContext camel, String path) {
-        return allowedMethods(camel, path, routeId -> true);
-    }
-
-    /** The same, of the routes whose id the filter takes only. */
-    public static String allowedMethods(CamelContext camel, String path, Predicate<String> routes) {
         if (!(camel.hasComponent("platform-http") instanceof PlatformHttpComponent http)) {
             return "";
         }
@@ -84,14 +77,9 @@ public class JsonErrors extends RoutePolicySupport {
             endpoints = List.copyOf(http.getHttpEndpoints());
         }
         return endpoints.stream()
-                .filter(endpoint -> endpoint.getVerbs() != null && routes.test(routeId(endpoint))
-                        && template(endpoint.getUri()).matcher(path).matches())
+                .filter(endpoint -> endpoint.getVerbs() != null && template(endpoint.getUri()).matcher(path).matches())
                 .flatMap(endpoint -> Arrays.stream(endpoint.getVerbs().split(",")))
                 .map(String::trim).distinct().sorted().collect(Collectors.joining(", "));
-    }
-
-    private static String routeId(HttpEndpointModel endpoint) {
-        return endpoint.getConsumer() instanceof RouteIdAware consumer ? consumer.getRouteId() : null;
     }
 
     /** {@code /v1/liveodds/{partnerId}/fixtures} as a pattern: each {@code {name}} is one path segment. */
