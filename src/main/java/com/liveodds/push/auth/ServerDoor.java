@@ -109,7 +109,7 @@ public class ServerDoor extends RoutePolicySupport {
         // Vert.x routes /x/ (and /x/.) to the route of /x: judged as that path
         String path = withoutTrailingSlash(context.normalizedPath());
         Entrance entrance = entrances.stream().filter(e -> e.governs(path)).findFirst().orElse(null);
-        String served = entrance == null ? "" : JsonErrors.allowedMethods(camel, path);
+        String served = entrance == null ? "" : JsonErrors.served(camel).methods(path, ServerDoor::isTheBundles);
         if (entrance == null || served.isEmpty() && !entrance.partnerBound() && !entrance.ownGate()) {
             // not a path of the bundle's routes: a host's, or nothing (JsonErrors' 404)
             context.next();
@@ -117,7 +117,7 @@ public class ServerDoor extends RoutePolicySupport {
         }
         if (hasQueryToken(context)) {
             context.response().putHeader("WWW-Authenticate", "Bearer error=\"invalid_request\"");
-            refuse(context, 401, "unauthorized", "a bearer token is taken from the Authorization header only");
+            HttpAnswers.refuse(context, 401, "unauthorized", "a bearer token is taken from the Authorization header only");
             return;
         }
         // a form body stays bytes: platform-http would turn its fields into headers, an Authorization among them
@@ -128,13 +128,12 @@ public class ServerDoor extends RoutePolicySupport {
             return;
         }
         if (served.isEmpty()) {
-            refuse(context, 404, "not_found", "nothing is served here for this path");
+            HttpAnswers.refuse(context, 404, "not_found", "nothing is served here for this path");
             return;
         }
         if (!Arrays.asList(served.split(", ")).contains(request.method().name())) {
-            // platform-http lists one method of a path served by several REST verbs: Vert.x's routing decides (405 by
-            // JsonErrors, or the verb's route)
-            context.next();
+            context.response().putHeader(HttpHeaders.ALLOW, served);
+            HttpAnswers.refuse(context, 405, "method_not_allowed", "use " + served);
             return;
         }
         String authorization = request.getHeader(HttpHeaders.AUTHORIZATION);
@@ -149,6 +148,11 @@ public class ServerDoor extends RoutePolicySupport {
             context.vertx().executeBlocking(() -> verdict(authenticator, authorization, entrance, partner), false)
                     .onComplete(checked -> admit(context, entrance, partner, checked.failed() ? Verdict.UNAUTHORIZED : checked.result()));
         }
+    }
+
+    /** A route of the bundle: its ids are namespaced. */
+    private static boolean isTheBundles(String routeId) {
+        return routeId.startsWith("liveodds-");
     }
 
     private static String withoutTrailingSlash(String path) {
@@ -171,23 +175,23 @@ public class ServerDoor extends RoutePolicySupport {
         }
         if (verdict == Verdict.UNAUTHORIZED) {
             context.response().putHeader("WWW-Authenticate", "Bearer");
-            refuse(context, 401, "unauthorized", "a valid bearer token is required");
+            HttpAnswers.refuse(context, 401, "unauthorized", "a valid bearer token is required");
             return;
         }
         if (verdict == Verdict.OTHER_PARTNER) {
-            refuse(context, 404, "not_found", "unknown partner id");
+            HttpAnswers.refuse(context, 404, "not_found", "unknown partner id");
             return;
         }
-        long length = declaredLength(context.request());
+        long length = HttpAnswers.declaredLength(context.request());
         if (length > entrance.maxBody()) {
-            refuse(context, 413, "payload_too_large", "the request body is larger than " + entrance.maxBody() + " bytes");
+            HttpAnswers.refuse(context, 413, "payload_too_large", "the request body is larger than " + entrance.maxBody() + " bytes");
             return;
         }
         if (partner != null) {
             long retryAfter = allowance.admit(partner);
             if (retryAfter > 0) {
                 context.response().putHeader("Retry-After", Long.toString(retryAfter));
-                refuse(context, 429, "too_many_requests", "this partner has too many requests at once or this minute; retry later");
+                HttpAnswers.refuse(context, 429, "too_many_requests", "this partner has too many requests at once or this minute; retry later");
                 return;
             }
             context.addEndHandler(ended -> allowance.release(partner));
@@ -209,7 +213,7 @@ public class ServerDoor extends RoutePolicySupport {
         }
         long timer = context.vertx().setTimer(bodyTimeout.toMillis(), fired -> {
             if (!request.isEnded() && !context.response().ended()) {
-                refuse(context, 408, "request_timeout", "the request body did not arrive within " + bodyTimeout.toMillis() + " ms");
+                HttpAnswers.refuse(context, 408, "request_timeout", "the request body did not arrive within " + bodyTimeout.toMillis() + " ms");
             }
         });
         context.addEndHandler(ended -> context.vertx().cancelTimer(timer));
@@ -228,7 +232,7 @@ public class ServerDoor extends RoutePolicySupport {
             main.errorHandler(400, context -> {
                 String path = context.request().path();
                 if (path != null && entrances.stream().anyMatch(e -> path.startsWith(e.prefix()))) {
-                    refuse(context, 400, "bad_request", "the request path could not be decoded");
+                    HttpAnswers.refuse(context, 400, "bad_request", "the request path could not be decoded");
                 } else {
                     context.response().setStatusCode(400).end("Bad Request");
                 }
@@ -258,23 +262,6 @@ public class ServerDoor extends RoutePolicySupport {
         }
     }
 
-    /**
-     * {@code Content-Length}, or 0 for a request that has no body (HTTP/1.1 without {@code Transfer-Encoding}, an HTTP/2
-     * stream already ended); -1 when the size is not known in advance; a malformed length counts as too large.
-     */
-    public static long declaredLength(HttpServerRequest request) {
-        String header = request.getHeader(HttpHeaders.CONTENT_LENGTH);
-        if (header == null) {
-            boolean http1 = request.version() != HttpVersion.HTTP_2;
-            return http1 && request.getHeader(HttpHeaders.TRANSFER_ENCODING) == null || request.isEnded() ? 0 : -1;
-        }
-        try {
-            return Long.parseLong(header.trim());
-        } catch (NumberFormatException e) {
-            return Long.MAX_VALUE;
-        }
-    }
-
     /** A failure of a route of the bundle's paths (a body over its limit, a request Vert.x could not decode), in JSON. */
     private void failed(RoutingContext context) {
         String path = withoutTrailingSlash(context.normalizedPath());
@@ -292,29 +279,6 @@ public class ServerDoor extends RoutePolicySupport {
             case 413 -> "payload_too_large";
             default -> "internal_error";
         };
-        refuse(context, status, error, status == 413 ? "the request body is larger than this path takes" : "the request could not be served");
-    }
-
-    /**
-     * An answer before (or instead of) the body. While the body has not ended, the connection is closed once the answer
-     * is written (HTTP/1.x keeps it open otherwise, the unread body waiting), so an unread body is never taken.
-     */
-    public static void refuse(RoutingContext context, int status, String error, String message) {
-        HttpServerRequest request = context.request();
-        if (context.response().ended() || context.response().headWritten()) {
-            return;
-        }
-        boolean unread = !request.isEnded() && request.version() != HttpVersion.HTTP_2;
-        if (unread) {
-            context.response().putHeader(HttpHeaders.CONNECTION, "close");
-        }
-        context.response().setStatusCode(status)
-                .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                .end(HttpAnswers.errorBody(error, message))
-                .onComplete(written -> {
-                    if (unread) {
-                        request.connection().close();
-                    }
-                });
+        HttpAnswers.refuse(context, status, error, status == 413 ? "the request body is larger than this path takes" : "the request could not be served");
     }
 }

@@ -2,6 +2,10 @@ package com.liveodds.push.httpapi;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.ext.web.RoutingContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 
@@ -45,5 +49,45 @@ public class HttpAnswers {
         message.setHeader(Exchange.HTTP_RESPONSE_CODE, status);
         message.setHeader(Exchange.CONTENT_TYPE, "application/json");
         message.setBody(json);
+    }
+
+    /**
+     * {@code Content-Length}, or 0 for a request that has no body (HTTP/1.1 without {@code Transfer-Encoding}, an HTTP/2
+     * stream already ended); -1 when the size is not known in advance; a malformed length counts as too large.
+     */
+    public static long declaredLength(HttpServerRequest request) {
+        String header = request.getHeader(HttpHeaders.CONTENT_LENGTH);
+        if (header == null) {
+            boolean http1 = request.version() != HttpVersion.HTTP_2;
+            return http1 && request.getHeader(HttpHeaders.TRANSFER_ENCODING) == null || request.isEnded() ? 0 : -1;
+        }
+        try {
+            return Long.parseLong(header.trim());
+        } catch (NumberFormatException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /**
+     * An answer before (or instead of) the body. While the body has not ended, the connection is closed once the answer
+     * is written (HTTP/1.x keeps it open otherwise, the unread body waiting), so an unread body is never taken.
+     */
+    public static void refuse(RoutingContext context, int status, String error, String message) {
+        HttpServerRequest request = context.request();
+        if (context.response().ended() || context.response().headWritten()) {
+            return;
+        }
+        boolean unread = !request.isEnded() && request.version() != HttpVersion.HTTP_2;
+        if (unread) {
+            context.response().putHeader(HttpHeaders.CONNECTION, "close");
+        }
+        context.response().setStatusCode(status)
+                .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                .end(HttpAnswers.errorBody(error, message))
+                .onComplete(written -> {
+                    if (unread) {
+                        request.connection().close();
+                    }
+                });
     }
 }

@@ -1,19 +1,10 @@
 package com.liveodds.push.httpapi;
 
-import java.util.Arrays;
-import java.util.ConcurrentModificationException;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.RoutingContext;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Route;
-import org.apache.camel.component.platform.http.HttpEndpointModel;
-import org.apache.camel.component.platform.http.PlatformHttpComponent;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 import org.apache.camel.support.RoutePolicySupport;
 
@@ -26,9 +17,6 @@ import org.apache.camel.support.RoutePolicySupport;
  * route that always runs on that port (the fixtures API).
  */
 public class JsonErrors extends RoutePolicySupport {
-
-    /** The endpoints' path templates, compiled once (the door asks for every request of our paths). */
-    private static final Map<String, Pattern> TEMPLATES = new ConcurrentHashMap<>();
 
     private io.vertx.ext.web.Route catchAll;
 
@@ -55,44 +43,27 @@ public class JsonErrors extends RoutePolicySupport {
         if (context.response().ended()) {
             return;
         }
-        String allowed = allowedMethods(camel, context.normalizedPath());
+        String allowed = served(camel).methods(context.normalizedPath(), routeId -> true);
         if (allowed.isEmpty()) {
-            answer(context, 404, "not_found", "nothing is served here for this path");
+            HttpAnswers.refuse(context, 404, "not_found", "nothing is served here for this path");
         } else {
             context.response().putHeader(HttpHeaders.ALLOW, allowed);
-            answer(context, 405, "method_not_allowed", "use " + allowed);
+            HttpAnswers.refuse(context, 405, "method_not_allowed", "use " + allowed);
         }
     }
 
-    /** The methods the routes serve on this path, sorted and comma-separated; empty when none serves it. */
-    public static String allowedMethods(CamelContext camel, String path) {
-        if (!(camel.hasComponent("platform-http") instanceof PlatformHttpComponent http)) {
-            return "";
+    /** The context's {@link ServedPaths}, one for the context (the door asks it too). */
+    public static ServedPaths served(CamelContext camel) {
+        ServedPaths known = camel.getCamelContextExtension().getContextPlugin(ServedPaths.class);
+        return known != null ? known : register(camel);
+    }
+
+    private static synchronized ServedPaths register(CamelContext camel) {
+        ServedPaths known = camel.getCamelContextExtension().getContextPlugin(ServedPaths.class);
+        if (known == null) {
+            known = new ServedPaths(camel);
+            camel.getCamelContextExtension().addContextPlugin(ServedPaths.class, known);
         }
-        // a copy: routes may be added meanwhile (the set is not made for concurrent reading)
-        List<HttpEndpointModel> endpoints;
-        try {
-            endpoints = List.copyOf(http.getHttpEndpoints());
-        } catch (ConcurrentModificationException changed) {
-            endpoints = List.copyOf(http.getHttpEndpoints());
-        }
-        return endpoints.stream()
-                .filter(endpoint -> endpoint.getVerbs() != null && template(endpoint.getUri()).matcher(path).matches())
-                .flatMap(endpoint -> Arrays.stream(endpoint.getVerbs().split(",")))
-                .map(String::trim).distinct().sorted().collect(Collectors.joining(", "));
-    }
-
-    /** {@code /v1/liveodds/{partnerId}/fixtures} as a pattern: each {@code {name}} is one path segment. */
-    private static Pattern template(String uri) {
-        return TEMPLATES.computeIfAbsent(uri, JsonErrors::compile);
-    }
-
-    private static Pattern compile(String uri) {
-        return Pattern.compile(Arrays.stream(uri.split("\\{[^/}]*}", -1)).map(Pattern::quote).collect(Collectors.joining("[^/]+")));
-    }
-
-    private static void answer(RoutingContext context, int status, String error, String message) {
-        context.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                .end(HttpAnswers.errorBody(error, message));
+        return known;
     }
 }

@@ -96,8 +96,9 @@ class PartnerDoorTest {
                 assertThat(answer.closed).isTrue();
             }
         }
-        // a path nothing serves: answered before the body too
-        for (String head : List.of("POST /v1/liveodds/101/nothing HTTP/1.1\r\n")) {
+        // a method not served, a path nothing serves: answered before the body too
+        for (String head : List.of("DELETE /admin/status HTTP/1.1\r\n", "POST /v1/liveodds/101/nothing HTTP/1.1\r\n",
+                "POST /status/nothing HTTP/1.1\r\n")) {
             Answer answer = send(head + "Host: x\r\nContent-Length: 16777216\r\n\r\n", null);
             assertThat(answer.status).as(head).isIn(404, 405);
             assertThat(answer.closed).isTrue();
@@ -126,6 +127,11 @@ class PartnerDoorTest {
         Answer method = send("DELETE /admin/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", null);
         assertThat(method.status).isEqualTo(405);
         assertThat(method.error()).isEqualTo("method_not_allowed");
+        // every verb of a path the REST DSL serves with several is named
+        Answer booking = send("POST /v1/liveodds/101/booking/match:41234597 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                + "Content-Length: 0\r\n\r\n", null);
+        assertThat(booking.status).isEqualTo(405);
+        assertThat(booking.header("Allow")).isEqualTo("DELETE, PUT");
     }
 
     @Test

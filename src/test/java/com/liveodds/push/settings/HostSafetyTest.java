@@ -66,6 +66,12 @@ class HostSafetyTest {
                 assertThat(fixtures("GET", "/v1/liveodds/7/fixtures", "Bearer host-fixtures-token")).isEqualTo("404 null");
                 assertThat(fixtures("POST", "/v1/liveodds/42/fixtures", null)).isEqualTo("405 null");
                 assertThat(fixtures("GET", "/admin/status", null)).isEqualTo("401 Bearer");
+                // the host's own path under /admin/: no bundle token asked, no bundle size limit
+                HttpResponse<String> export = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/admin/partners/export"))
+                        .POST(HttpRequest.BodyPublishers.ofString("x".repeat(100_000))).build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(export.statusCode()).isEqualTo(200);
+                assertThat(export.body()).isEqualTo("host export of 100000 bytes");
 
                 assertThat(context.getCamelContextExtension().getAdditionalSensitiveKeywords()).isNullOrEmpty();
                 assertThat(CamelContextHelper.containsSensitive(context, "host.backend.url")).isFalse();
@@ -104,6 +110,9 @@ class HostSafetyTest {
             @Override
             public void configure() {
                 from("timer:host-tick?period=200").routeId("host-tick").log("host tick for {{host.backend.url}}");
+                // a host path under the bundle's /admin/ and /status: the bundle's door leaves it to the host
+                from("platform-http:/admin/partners/export?httpMethodRestrict=POST").routeId("host-export")
+                        .setBody(simple("host export of ${body.length()} bytes"));
             }
         });
         main.addOverrideProperty("camel.main.routes-include-pattern", "classpath:liveodds/routes/*.yaml");

@@ -3,7 +3,7 @@ package com.liveodds.push.source.http;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.liveodds.push.auth.BearerAuthenticator;
-import com.liveodds.push.auth.ServerDoor;
+import com.liveodds.push.httpapi.HttpAnswers;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.ext.web.Router;
@@ -90,18 +90,18 @@ public class IngestGate extends RoutePolicySupport {
     private void admit(RoutingContext context, boolean unauthorized) {
         if (unauthorized) {
             context.response().putHeader("WWW-Authenticate", "Bearer");
-            ServerDoor.refuse(context, 401, "unauthorized", "a valid bearer token is required");
+            HttpAnswers.refuse(context, 401, "unauthorized", "a valid bearer token is required");
             return;
         }
-        long length = ServerDoor.declaredLength(context.request());
+        long length = HttpAnswers.declaredLength(context.request());
         if (length > source.maxBodyBytes()) {
-            ServerDoor.refuse(context, 413, "payload_too_large", "the message is larger than liveodds.source.http.max-body");
+            HttpAnswers.refuse(context, 413, "payload_too_large", "the message is larger than liveodds.source.http.max-body");
             return;
         }
         long reserved = length >= 0 ? length : serverMaxBody;
         if (!reserve(reserved)) {
             context.response().putHeader("Retry-After", Long.toString(source.retryAfterSeconds()));
-            ServerDoor.refuse(context, 503, "unavailable", "too many messages are being received; retry later");
+            HttpAnswers.refuse(context, 503, "unavailable", "too many messages are being received; retry later");
             return;
         }
         context.addEndHandler(ended -> receiving.addAndGet(-reserved));
