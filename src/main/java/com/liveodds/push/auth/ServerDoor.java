@@ -4,7 +4,6 @@ import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 
 import com.liveodds.push.httpapi.HttpAnswers;
 import com.liveodds.push.httpapi.JsonErrors;
@@ -28,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * <ol>
  * <li>a token in the query string ({@code authorization}, {@code access_token}) is refused, 401, and a form body is
  * taken as plain bytes, never decoded into headers: the token comes from the {@code Authorization} header alone;</li>
- * <li>a method no route serves there goes on to {@link JsonErrors} (405 or 404), its body unread;</li>
+ * <li>a method the bundle's routes do not serve there, 405 (a path they do not serve: 404, or on to the host's
+ * routes), its body unread;</li>
  * <li>the bearer token of the path's {@link Entrance} (401; a valid token of another partner 404, as an unknown id),
  * checked off the event loop when it may fetch a JWKS;</li>
  * <li>a declared size above the path's limit, 413;</li>
@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
  * <li>the body, read up to the path's limit (413 beyond it) and cut with 408 when it has not ended in time.</li>
  * </ol>
  * An answer before the body is read closes the connection, so the unread body is never taken. Every answer, and every
- * failure of the server's routes (a body over a limit, a bad query), is JSON without a stack trace. Paths that are not
- * the bundle's (a host's) pass untouched. Installed as a route policy of a route that always runs on that port.
+ * failure of the bundle's routes (a body over a limit, a bad query), is JSON without a stack trace. Paths that are not
+ * the bundle's routes' (a host's) pass untouched. Over HTTP/2 the body is read by platform-http's own handler, its
+ * declared size judged here first. Installed as a route policy of a route that always runs on that port.
  */
 public class ServerDoor extends RoutePolicySupport {
 

@@ -17,7 +17,7 @@ import org.apache.camel.support.RoutePolicySupport;
  * read before the caller is known (contract section 11). In order:
  * <ol>
  * <li>the bearer check: a missing or refused token is answered 401 at once, without {@code 100 Continue} and with
- * {@code Connection: close}, its body never read (a JWT check that may fetch the JWKS runs off the event loop);</li>
+ * the connection closed after the answer, its body never read (a JWT check that may fetch the JWKS runs off the event loop);</li>
  * <li>a {@code Content-Length} above {@code max-body} is answered 413 without reading;</li>
  * <li>the memory bound: the bytes of bodies being received or waiting for delivery are counted against
  * {@code max-receiving}; past it, 503 with {@code Retry-After}. A body of unknown size (chunked) counts as the
