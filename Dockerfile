@@ -39,4 +39,4 @@ STOPSIGNAL SIGTERM
 # the service itself as PID 1, so SIGTERM reaches it directly; out of memory it exits at once (status 3) and the
 # container ends, for its restart policy (or Kubernetes) to start it again
 ENTRYPOINT ["java", "-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxHeapFreeRatio=30", "-XX:MinHeapFreeRatio=10", \
-            "-XX:TieredStopAtLevel=1", "-Xss512k", "-XX:+ExitOnOutOfMemoryError", "-jar", "liveodds-push.jar"]
+            "-Xss512k", "-XX:+ExitOnOutOfMemoryError", "-jar", "liveodds-push.jar"]

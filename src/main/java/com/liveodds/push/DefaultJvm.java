@@ -22,15 +22,16 @@ final class DefaultJvm {
     /**
      * Measured with DeliveryBench (docs/benchmarks.md): the contract's 384 MB heap, starting at 64 MB whatever the
      * machine's memory (it grows as the backlog needs and is given back when it shrinks: about 70 MB less RSS than
-     * starting at a 64th of the RAM); the serial collector (no concurrent collector threads, a small footprint); only
-     * the quick JIT compiler, whose code costs little more per message here while the optimising one spent more CPU
-     * compiling than a 20,000-message run saved with it (and 50 MB more memory); a small thread stack. And a JVM out of
+     * starting at a 64th of the RAM); the serial collector (no concurrent collector threads, a small footprint); the
+     * JVM's own tiered JIT, optimising compiler included: in steady state it costs camel-http and the push route about
+     * half the CPU per message of the quick compiler alone, for its compile time at start-up and some code-cache memory
+     * (contract 23: judged after a warm-up); a small thread stack. And a JVM out of
      * memory exits at once with status 3 (contract 22): an OutOfMemoryError leaves every thread of the JVM in doubt, so
      * the service does not go on half-dead; its supervisor restarts it and its sources deliver again what they had not
      * acknowledged.
      */
     static final List<String> OPTIONS = List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxHeapFreeRatio=30",
-            "-XX:MinHeapFreeRatio=10", "-XX:TieredStopAtLevel=1", "-Xss512k", "-XX:+ExitOnOutOfMemoryError");
+            "-XX:MinHeapFreeRatio=10", "-Xss512k", "-XX:+ExitOnOutOfMemoryError");
     /** Set on the child: it runs the service and stops when its parent is gone. */
     private static final String CHILD = "liveodds.jvm.child";
 

@@ -11,8 +11,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
 import org.apache.camel.component.http.HttpClientConfigurer;
 import org.apache.camel.component.http.HttpComponent;
+import org.apache.camel.http.common.HttpHeaderFilterStrategy;
 import org.apache.hc.client5.http.classic.ExecChain;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.TlsConfig;
@@ -26,6 +28,7 @@ import org.apache.hc.core5.http.ClassicHttpRequest;
 import org.apache.hc.core5.http.ClassicHttpResponse;
 import org.apache.hc.core5.http.HttpEntity;
 import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.http.io.entity.HttpEntityWrapper;
 import org.apache.hc.core5.util.Timeout;
 
@@ -125,6 +128,13 @@ public class PartnerHttp implements HttpClientConfigurer {
         component.setRedirectHandlingDisabled(true);
         component.setCookieManagementDisabled(true);
         component.setContentCompressionDisabled(true);
+        // what each request would pay for and nothing reads (contract 23): the request's headers are not copied onto
+        // the answer, of the answer's headers only those the verdict reads become headers, and the client keeps no
+        // auth cache or connection state (no Basic auth, no NTLM)
+        component.setCopyHeaders(false);
+        component.setHeaderFilterStrategy(new AnswerHeaders());
+        component.setAuthCachingDisabled(true);
+        component.setConnectionStateDisabled(true);
         component.setClientConnectionManager(connections);
         component.setHttpClientConfigurer(this);
         owner = component;
@@ -186,12 +196,29 @@ public class PartnerHttp implements HttpClientConfigurer {
             throw e;
         }
         HttpEntity entity = response.getEntity();
+        if (entity != null && entity.getContentLength() == 0) {
+            // the partner's empty 202: no body for camel-http to put through its stream cache
+            EntityUtils.consume(entity);
+            response.setEntity(null);
+            entity = null;
+        }
         if (entity == null) {
             attempt.finish();
         } else {
             response.setEntity(new BoundedEntity(entity, attempt, timeout));
         }
         return response;
+    }
+
+    /**
+     * The HTTP filter for what goes out; of what comes back, only {@code Retry-After} and {@code Location} (what
+     * {@link PartnerAnswer} reads besides the status and the body).
+     */
+    static final class AnswerHeaders extends HttpHeaderFilterStrategy {
+        @Override
+        public boolean applyFilterToExternalHeaders(String headerName, Object headerValue, Exchange exchange) {
+            return !"Retry-After".equalsIgnoreCase(headerName) && !"Location".equalsIgnoreCase(headerName);
+        }
     }
 
     /** The attempt ran into {@code liveodds.delivery.timeout}: its connection was dropped. */
