@@ -62,7 +62,8 @@ public record PartnerAnswer(int status, String retryAfter, String location, Stri
         if (status == null) {
             return new PartnerAnswer(0, null, null, null, "no HTTP answer", false);
         }
-        byte[] bytes = answer.getBody(byte[].class);
+        // no body (the empty 202) is asked no conversion: Camel would look for a converter of the message itself
+        byte[] bytes = answer.getBody() == null ? null : answer.getBody(byte[].class);
         String text = bytes == null || bytes.length == 0 ? null
                 : new String(bytes, 0, Math.min(keepBytes, bytes.length), StandardCharsets.UTF_8);
         String location = status >= 300 && status < 400 ? answer.getHeader("Location", String.class) : null;
