@@ -185,7 +185,7 @@ final class Baseline implements AutoCloseable {
         List<Baseline> clients = new ArrayList<>();
         // a connection per match thread, as the raw client has
         try (CamelHttpClient camel = client == Client.CAMEL_HTTP
-                ? new CamelHttpClient(Math.max(load.matches, warmUp.matches), baseUrls.length) : null) {
+                ? new CamelHttpClient(Math.max(load.matches, warmUp.matches)) : null) {
             for (int r = 0; r < baseUrls.length; r++) {
                 BenchPartner.Identity partner = baseUrls.length == 1 ? BenchPartner.Identity.SINGLE : BenchPartner.Identity.receiver(r);
                 Wire wire = camel == null ? plain(baseUrls[r]) : camel.to(baseUrls[r]);

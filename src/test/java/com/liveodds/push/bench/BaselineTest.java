@@ -22,7 +22,7 @@ class BaselineTest {
 
     /** Both clients on the same partner; the camel-http one's context closed after. */
     private static void withWire(Baseline.Client client, String baseUrl, WireUse use) throws Exception {
-        try (CamelHttpClient camel = client == Baseline.Client.CAMEL_HTTP ? new CamelHttpClient(4, 1) : null) {
+        try (CamelHttpClient camel = client == Baseline.Client.CAMEL_HTTP ? new CamelHttpClient(4) : null) {
             use.run(camel == null ? Baseline.plain(baseUrl) : camel.to(baseUrl));
         }
     }

@@ -105,12 +105,12 @@ class DeliveryBench {
         }
     }
 
-    private final FigureTable table = new FigureTable();
-    private final List<String> problems = new ArrayList<>();
     /** The two baselines of a figure, measured in the same sitting (camel null: the raw client's alone). */
     private record Baselines(Run camel, Run raw) {
     }
 
+    private final FigureTable table = new FigureTable();
+    private final List<String> problems = new ArrayList<>();
     /** The baselines' runs by client and name: with -Dbench.compare, each is run once for every variant of the service. */
     private final Map<String, Run> baselineRuns = new HashMap<>();
     /** The 16-partner fan-out's runs by variant and source: what the 64 partners' CPU per push is set against. */
@@ -364,7 +364,7 @@ class DeliveryBench {
         Run camel16 = baselineRuns.get(Client.CAMEL_HTTP + " fan-out-" + FAN_OUT_PARTNERS + "-20ms");
         Run raw16 = baselineRuns.get(Client.RAW + " fan-out-" + FAN_OUT_PARTNERS + "-20ms");
         double growth = sixteen == null ? Double.NaN : service.cpuMicros() / sixteen.cpuMicros();
-        table.add(figure + ": CPU per push ÷ 16 partners' (same sitting; needs -Dbench.parts to hold fan-out)",
+        table.add(figure + ": CPU per push ÷ the 16-partner run's of this sitting",
                 FigureTable.number(service.cpuMicros()) + " ÷ " + (sixteen == null ? "—" : FigureTable.number(sixteen.cpuMicros()))
                         + " = " + FigureTable.ratio(service.cpuMicros(), sixteen == null ? Double.NaN : sixteen.cpuMicros()),
                 growthCell(base.camel(), camel16), growthCell(base.raw(), raw16), "≤ 1.25",
@@ -458,9 +458,13 @@ class DeliveryBench {
         }
         String run = name + (variant.isEmpty() ? "" : " " + variant);
         verdicts("warm-up of " + run, partners, warmReceivers, deadLetters);
-        finish(run, partners, receivers, deadLetters, started, String.format("CPU %s µs/%s, peak RSS %s MiB, log %s",
-                FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", mib(peakRss), log));
+        finish(run, partners, receivers, deadLetters, started, String.format("%sCPU %s µs/%s, peak RSS %s MiB, log %s",
+                warmedBy(warmUp), FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", mib(peakRss), log));
         return new Run(receivers, peakRss, cpu);
+    }
+
+    private static String warmedBy(Load warmUp) {
+        return warmUp == null ? "" : String.format("after a warm-up of %,d msgs; ", warmUp.size);
     }
 
     private static void handAll(Upstream upstream, Load load) throws Exception {
@@ -535,8 +539,8 @@ class DeliveryBench {
         long kib = Long.parseLong(line.split(" ")[3]);
         String run = (client == Client.RAW ? "raw client " : "camel-http client ") + name;
         verdicts("warm-up of " + run, partners, warmArrivals, null);
-        finish(run, partners, arrivals, null, started, String.format("in its own JVM; CPU %s µs/%s, peak RSS %s MiB",
-                FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", mib(kib)));
+        finish(run, partners, arrivals, null, started, String.format("in its own JVM; %sCPU %s µs/%s, peak RSS %s MiB",
+                warmedBy(warmUp), FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", mib(kib)));
         Run measured = new Run(arrivals, kib, cpu);
         baselineRuns.put(key, measured);
         return measured;
