@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,6 +16,10 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A baseline: what a plain client achieves against the same partner under the rule the service must keep, one push in
@@ -176,7 +181,9 @@ final class Baseline implements AutoCloseable {
      * Prints {@code BASELINE-RESULT <pushes> <elapsed ms> <VmHWM KiB>}.
      */
     public static void main(String[] args) throws Exception {
-        Client client = Client.valueOf(args[0].toUpperCase(java.util.Locale.ROOT));
+        // logback without a configuration logs at DEBUG: camel-http's client would write every request to the log
+        ((Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)).setLevel(Level.WARN);
+        Client client = Client.valueOf(args[0].toUpperCase(Locale.ROOT));
         String[] baseUrls = args[1].split(",");
         String[] authUrls = args[2].split(",");
         Load load = new Load(args[3], Integer.parseInt(args[4]), Integer.parseInt(args[5]));

@@ -32,9 +32,8 @@ final class CamelHttpClient implements AutoCloseable {
     }
 
     /**
-     * The partner at this base URL: a component of its own (its own connection pool, as each partner of the service has:
-     * one pool shared by many partners serialises their threads on its lock), its endpoint and producer, made here
-     * once; the push's path goes in {@code CamelHttpPath}.
+     * The partner at this base URL: a component of its own (its own connection pool, as each partner of the service
+     * has), its endpoint and producer, made here once; the push's path goes in {@code CamelHttpPath}.
      */
     Baseline.Wire to(String baseUrl) throws Exception {
         HttpComponent http = new HttpComponent();

@@ -533,9 +533,8 @@ class DeliveryBench {
         } finally {
             process.destroyForcibly();
         }
-        String output = Files.readString(log);
-        String line = output.lines().filter(l -> l.startsWith("BASELINE-RESULT ")).findFirst()
-                .orElseThrow(() -> new IllegalStateException(label + " baseline JVM failed: " + output));
+        String line = Files.readString(log).lines().filter(l -> l.startsWith("BASELINE-RESULT ")).findFirst()
+                .orElseThrow(() -> new IllegalStateException(label + " baseline JVM failed: see " + log));
         long kib = Long.parseLong(line.split(" ")[3]);
         String run = (client == Client.RAW ? "raw client " : "camel-http client ") + name;
         verdicts("warm-up of " + run, partners, warmArrivals, null);
