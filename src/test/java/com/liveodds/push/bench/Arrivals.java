@@ -55,8 +55,8 @@ final class Arrivals {
         if (!idempotencyKey.equals(messageId)) {
             problem("message " + load.id(i) + " carried Idempotency-Key " + idempotencyKey + " but message_id " + messageId);
         }
-        if (!Load.matchId(m).equals(matchId)) {
-            problem("message " + load.id(i) + " pushed to " + matchId + ", expected " + Load.matchId(m));
+        if (!load.matchId(m).equals(matchId)) {
+            problem("message " + load.id(i) + " pushed to " + matchId + ", expected " + load.matchId(m));
         }
         if (inFlight.incrementAndGet(m) > 1) {
             overlapping.increment();
@@ -115,7 +115,7 @@ final class Arrivals {
                     seen.set(i);
                     if (i < newest) {
                         if (++violations <= PROBLEMS_KEPT) {
-                            found.add("order broken at " + Load.matchId(m) + ": " + load.id(i) + " arrived after " + load.id(newest));
+                            found.add("order broken at " + load.matchId(m) + ": " + load.id(i) + " arrived after " + load.id(newest));
                         }
                     } else {
                         newest = i;

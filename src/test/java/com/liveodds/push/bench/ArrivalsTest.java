@@ -15,7 +15,7 @@ class ArrivalsTest {
 
     private void accept(int... indexes) {
         for (int i : indexes) {
-            arrivals.arrived(Load.matchId(load.matchOf(i)), load.id(i), load.id(i), System.nanoTime(), true);
+            arrivals.arrived(load.matchId(load.matchOf(i)), load.id(i), load.id(i), System.nanoTime(), true);
             arrivals.answered(i);
         }
     }
@@ -33,7 +33,7 @@ class ArrivalsTest {
     void aMessageOvertakenWithinItsMatchIsReported() {
         accept(0, 4, 2, 1, 3, 5);
 
-        assertThat(arrivals.verdict(Set.of())).containsExactly("order broken at " + Load.matchId(0) + ": t-0000002 arrived after t-0000004");
+        assertThat(arrivals.verdict(Set.of())).containsExactly("order broken at " + load.matchId(0) + ": t-0000002 arrived after t-0000004");
     }
 
     @Test
@@ -46,12 +46,12 @@ class ArrivalsTest {
 
     @Test
     void aRefusedAttemptIsNotADeliveryAndAMislabelledPushIsReported() {
-        arrivals.arrived(Load.matchId(0), load.id(0), load.id(0), System.nanoTime(), false);
-        arrivals.arrived(Load.matchId(1), load.id(0), "other", System.nanoTime(), true);
+        arrivals.arrived(load.matchId(0), load.id(0), load.id(0), System.nanoTime(), false);
+        arrivals.arrived(load.matchId(1), load.id(0), "other", System.nanoTime(), true);
 
         assertThat(arrivals.refused.sum()).isEqualTo(1);
         assertThat(arrivals.verdict(Set.of())).contains(
                 "message t-0000000 carried Idempotency-Key t-0000000 but message_id other",
-                "message t-0000000 pushed to " + Load.matchId(1) + ", expected " + Load.matchId(0));
+                "message t-0000000 pushed to " + load.matchId(1) + ", expected " + load.matchId(0));
     }
 }

@@ -49,6 +49,8 @@ final class BenchPartner implements AutoCloseable {
     private final LongAdder tokenRequests = new LongAdder();
     private final LongAdder unauthorized = new LongAdder();
     private volatile Arrivals arrivals = new Arrivals(new Load("none", 0, 1));
+    /** The warm-up of the current run (null: none): its pushes are recorded apart from the measured ones. */
+    private volatile Arrivals warmUp;
     private volatile long latencyMs;
     private volatile int failingMatch = -1;
     private volatile long failFrom;
@@ -101,8 +103,15 @@ final class BenchPartner implements AutoCloseable {
     Arrivals record(Load load, long latencyMs) {
         this.latencyMs = latencyMs;
         this.failingMatch = -1;
+        this.warmUp = null;
         this.arrivals = new Arrivals(load);
         return arrivals;
+    }
+
+    /** Records the current run's warm-up as well, apart: set before any of it is sent, as {@link #record}. */
+    Arrivals recordWarmUp(Load load) {
+        this.warmUp = new Arrivals(load);
+        return warmUp;
     }
 
     /** Match m is answered 503 for pushes arriving in [from, until) (System.nanoTime). */
@@ -146,14 +155,16 @@ final class BenchPartner implements AutoCloseable {
         int slash = path.indexOf('/', pushPrefix.length());
         String matchId = slash < 0 ? path.substring(pushPrefix.length()) : path.substring(pushPrefix.length(), slash);
         String type = slash < 0 ? "" : path.substring(slash + 1);
-        Arrivals run = arrivals;
+        String key = request.getHeader("Idempotency-Key");
+        Arrivals warm = warmUp;
+        Arrivals run = warm != null && warm.load.indexOf(key) >= 0 ? warm : arrivals;
         if (type.equals("heartbeat")) {
             run.heartbeats.increment();
             request.response().setStatusCode(202).end();
             return;
         }
         boolean failing = Load.matchIndex(matchId) == failingMatch && now >= failFrom && now < failUntil;
-        int i = run.arrived(matchId, request.getHeader("Idempotency-Key"), messageId(body), now, !failing);
+        int i = run.arrived(matchId, key, messageId(body), now, !failing);
         int status = failing ? 503 : 202;
         Runnable answer = () -> {
             if (i >= 0) {

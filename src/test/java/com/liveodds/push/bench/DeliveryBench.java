@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +28,8 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.liveodds.push.bench.Baseline.Client;
+import com.liveodds.push.bench.FigureTable.Cell;
 import com.liveodds.push.support.EmbeddedArtemis;
 import com.liveodds.push.support.RunningService;
 import org.junit.jupiter.api.Tag;
@@ -35,17 +38,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The delivery benchmark, black box: the built jar in a process of its own, real sources (embedded Artemis, a
- * folder), a fast partner on loopback with injected latency ({@link BenchPartner}), and in the same run the raw
- * baseline ({@link RawBaseline}: plain HTTP/1.1 on blocking sockets, a thread and a keep-alive connection per match
- * and partner, in a JVM of its own) pushing the same messages to the same partner under the same per-match rule.
- * Prints the figures as service / baseline ratios with the goals of contract section 14 (throughput, CPU per message,
- * peak RSS) and of section 16 (the fan-out to 16 partners); timings are printed, never asserted. Every run checks
- * per-match order and loss, at every partner, and those fail the bench.
+ * folder), a fast partner on loopback with injected latency ({@link BenchPartner}), and in the same run two baselines
+ * ({@link Baseline}, each in a JVM of its own, a thread per match and partner): the tuned camel-http client of contract
+ * 23 ({@link CamelHttpClient}) and the raw client (plain HTTP/1.1 on blocking sockets), pushing the same messages to
+ * the same partners under the same per-match rule. Each run sends a warm-up on matches of its own and measures the
+ * load after it. Prints the figures with the service's ratio to both baselines and the goals of contract section 23
+ * (one partner, the 16- and 64-partner fan-outs, RSS, JMS latency) and of section 16; timings are printed, never
+ * asserted. Every run checks per-match order and loss, at every partner, and those fail the bench.
  *
  * <p>{@code mvn -B verify -Pbench} (packages the jar first). {@code -Dbench.scale=0.25} shrinks the message counts
  * and paced durations; {@code -Dbench.max-in-flight} and {@code -Dbench.jms-consumers} are passed to the service
- * (defaults 256, 4); {@code -Dbench.parts}, {@code -Dbench.fan-out.sources}, {@code -Dbench.jfr},
- * {@code -Dbench.service-jvm-options}, {@code -Dbench.settings} and {@code -Dbench.compare} below.
+ * (defaults 256, 4); {@code -Dbench.parts}, {@code -Dbench.warm-up}, {@code -Dbench.fan-out.sources},
+ * {@code -Dbench.jfr}, {@code -Dbench.service-jvm-options}, {@code -Dbench.settings} and {@code -Dbench.compare} below.
  */
 @Tag("bench")
 class DeliveryBench {
@@ -64,8 +68,14 @@ class DeliveryBench {
             .filter(o -> !o.isBlank()).toList();
     /** -Dbench.jfr=true: each service run records a JFR profile (settings=profile) into its folder as service.jfr, the raw client next to it. */
     private static final boolean JFR = Boolean.getBoolean("bench.jfr");
-    /** -Dbench.parts=throughput,hot: only those parts of the bench (isolation, throughput, hot, latency, fan-out). */
-    private static final Set<String> PARTS = Set.of(System.getProperty("bench.parts", "isolation,throughput,hot,latency,fan-out").split(","));
+    /** -Dbench.parts=throughput,hot: only those parts of the bench (isolation, throughput, hot, latency, fan-out, fan-out-64). */
+    private static final Set<String> PARTS = Set.of(System.getProperty("bench.parts",
+            "isolation,throughput,hot,latency,fan-out,fan-out-64").split(","));
+    /**
+     * -Dbench.warm-up=0.5: the warm-up before a load handed over at once, as a share of its messages (0: none), sent
+     * to the service and to each baseline and delivered before the load is handed over.
+     */
+    private static final double WARM_UP = Double.parseDouble(System.getProperty("bench.warm-up", "0.5"));
     /** -Dbench.fan-out.sources=file: only those sources in the fan-out (file, jms). */
     private static final List<String> FAN_OUT_SOURCES = List.of(System.getProperty("bench.fan-out.sources", "file,jms").split(","));
     /** -Dbench.settings=k=v,k2=v2: settings given to every service run (as -Dk=v), over the bench's own. */
@@ -75,10 +85,11 @@ class DeliveryBench {
      * setting, one after the other, each row labelled {key=value}; the raw baseline runs once and serves them all.
      */
     private static final List<Map<String, String>> VARIANTS = variants(System.getProperty("bench.compare", ""));
-    /** Partners of the fan-out (contract 16: 16 at 20 ms). */
+    /** Partners of the fan-out (contract 16: 16 at 20 ms) and of the wide one (contract 23: 64). */
     private static final int FAN_OUT_PARTNERS = 16;
+    private static final int WIDE_FAN_OUT_PARTNERS = 64;
 
-    /** One way of handing a run's messages over: all at once before the service starts, or paced while it runs. */
+    /** A way of pacing a run's messages while the service runs. */
     private interface Feed {
         void send(Upstream upstream, Arrivals arrivals) throws Exception;
     }
@@ -94,10 +105,16 @@ class DeliveryBench {
         }
     }
 
+    /** The two baselines of a figure, measured in the same sitting (camel null: the raw client's alone). */
+    private record Baselines(Run camel, Run raw) {
+    }
+
     private final FigureTable table = new FigureTable();
     private final List<String> problems = new ArrayList<>();
-    /** The raw baseline's runs by name: with -Dbench.compare, each is run once for every variant of the service. */
-    private final Map<String, Run> rawRuns = new HashMap<>();
+    /** The baselines' runs by client and name: with -Dbench.compare, each is run once for every variant of the service. */
+    private final Map<String, Run> baselineRuns = new HashMap<>();
+    /** The 16-partner fan-out's runs by variant and source: what the 64 partners' CPU per push is set against. */
+    private final Map<String, Run> fanOutRuns = new HashMap<>();
     /** The settings of the service's variant being run (empty without -Dbench.compare). */
     private Map<String, String> variant = Map.of();
     private BenchPartner partner;
@@ -122,11 +139,12 @@ class DeliveryBench {
                 addedLatency("file", "p50 ≤ 60, p99 ≤ 150", (p50, p99, max) -> p50 <= 60 && p99 <= 150);
             });
             part("fan-out", this::fanOut);
+            part("fan-out-64", this::wideFanOut);
             checkTokens(partner);
         } finally {
-            String result = String.format("Delivery bench, %s, max-in-flight %s, JMS consumers %s, scale %s, settings %s%s, "
+            String result = String.format("Delivery bench, %s, max-in-flight %s, JMS consumers %s, scale %s, warm-up %s, settings %s%s, "
                             + "%d s in all, %d cores, load average %s before and %s after%n%n%s",
-                    JAR, MAX_IN_FLIGHT, JMS_CONSUMERS, SCALE, EXTRA_SETTINGS, VARIANTS.size() > 1 ? ", compared " + VARIANTS : "",
+                    JAR, MAX_IN_FLIGHT, JMS_CONSUMERS, SCALE, WARM_UP, EXTRA_SETTINGS, VARIANTS.size() > 1 ? ", compared " + VARIANTS : "",
                     TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start),
                     Runtime.getRuntime().availableProcessors(), loadBefore, loadAverage(), table.markdown());
             Path report = Path.of("target", "bench", "delivery-bench.md");
@@ -171,7 +189,7 @@ class DeliveryBench {
         IntPredicate duringFailure = i -> others.test(i) && i >= failFrom;
 
         Load service = new Load("iso-svc", n, matches);
-        Arrivals s = serviceRun("isolation-jms", "jms", service, 5, null,
+        Arrivals s = serviceRun("isolation-jms", "jms", List.of(partner), service, 5, null,
                 (up, arrivals) -> failingMatchFeed(up, arrivals, rate, warmUp, failFrom)).arrivals();
         Load raw = new Load("iso-raw", n, matches);
         Arrivals r = pacedBaselineRun("isolation", raw, 5, (up, arrivals) -> failingMatchFeed(up, arrivals, rate, warmUp, failFrom)).arrivals();
@@ -179,14 +197,14 @@ class DeliveryBench {
         long delayed = delayedMatches(s, duringFailure, 1000);
         double worst = max(s.latenciesMs(duringFailure));
         table.add("isolation: 32 matches × 5 msg/s, JMS, partner 5 ms, one answered 503 from second 5: other matches delayed > 1 s",
-                delayed + " of 31 (worst " + FigureTable.number(worst) + " ms)",
-                delayedMatches(r, duringFailure, 1000) + " of 31", "—", "0", delayed == 0);
+                delayed + " of 31 (worst " + FigureTable.number(worst) + " ms)", Cell.NONE,
+                new Cell(delayedMatches(r, duringFailure, 1000) + " of 31", "—"), "0", delayed == 0);
         double p99Before = Arrivals.percentile(s.latenciesMs(beforeFailure), 0.99);
         double p99During = Arrivals.percentile(s.latenciesMs(duringFailure), 0.99);
         double rawP99 = Arrivals.percentile(r.latenciesMs(duringFailure), 0.99);
         table.add("isolation: p99 added latency (ms) of the other 31 while it fails (in the 5 s before it fails)",
-                FigureTable.number(p99During) + " (" + FigureTable.number(p99Before) + ")", FigureTable.number(rawP99),
-                FigureTable.ratio(p99During, rawP99), "unchanged: ≤ 1.5 × before + 1 ms", p99During <= 1.5 * p99Before + 1);
+                FigureTable.number(p99During) + " (" + FigureTable.number(p99Before) + ")", Cell.NONE, cell(p99During, rawP99),
+                "unchanged: ≤ 1.5 × before + 1 ms", p99During <= 1.5 * p99Before + 1);
     }
 
     private void failingMatchFeed(Upstream upstream, Arrivals arrivals, double rate, int warmUp, int failFrom) throws Exception {
@@ -206,50 +224,65 @@ class DeliveryBench {
         await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(50)).until(() -> arrivals.delivered() >= messages);
     }
 
+    /** The warm-up before a load handed over at once (-Dbench.warm-up of its messages, on matches of its own); null: none. */
+    private static Load warmUp(Load load) {
+        int messages = (int) (load.size * WARM_UP);
+        return messages > 0 ? load.warmUp(messages) : null;
+    }
+
     /**
-     * 20,000 messages over 64 matches preloaded into the source, partner at once (CPU-bound) then 20 ms, from a folder
-     * and from JMS, each next to the raw client in a process of its own: throughput, CPU per message and peak RSS.
+     * Contract 23's one partner: 20,000 messages over 64 matches handed to the source at once after a warm-up, partner
+     * at 20 ms, from a folder and from JMS, each next to the camel-http client and the raw client in processes of their
+     * own: throughput, CPU per message and peak RSS.
      */
     private void throughput() throws Exception {
         int n = (int) (20_000 * SCALE);
         int matches = 64;
         String size = String.format("%,d msgs / %d matches", n, matches);
-        Run raw0 = rawRun("throughput-at-once", List.of(partner), new Load("t0-raw", n, matches), 0);
-        Run raw20 = rawRun("throughput-20ms", List.of(partner), new Load("t20-raw", n, matches), 20);
+        Baselines base = baselines("throughput-20ms", List.of(partner), "t20", n, matches, 20);
         for (String source : List.of("file", "jms")) {
-            Load at0 = new Load("t0-" + source, n, matches);
-            Run s0 = serviceRun("throughput-at-once-" + source, source, at0, 0, all(at0), null);
-            throughputRow("throughput (msg/s), " + size + ", " + source + ", partner at once (CPU-bound)", s0, raw0, 0.25);
-            table.add("CPU per message (µs, user+sys of the process over the second half), " + source + ", partner at once",
-                    FigureTable.number(s0.cpuMicros()), FigureTable.number(raw0.cpuMicros()),
-                    FigureTable.ratio(s0.cpuMicros(), raw0.cpuMicros()), "—", null);
-            table.add("peak RSS (MiB) after that run, default launch",
-                    mib(s0.peakRssKiB()), mib(raw0.peakRssKiB()), FigureTable.ratio(s0.peakRssKiB(), raw0.peakRssKiB()),
-                    "≤ 2 × baseline", s0.peakRssKiB() > 0 && s0.peakRssKiB() <= 2 * raw0.peakRssKiB());
-            Load at20 = new Load("t20-" + source, n, matches);
-            Run s20 = serviceRun("throughput-20ms-" + source, source, at20, 20, all(at20), null);
-            throughputRow("throughput (msg/s), " + size + ", " + source + ", partner 20 ms", s20, raw20, 0.9);
+            Load load = new Load("t20-" + source, n, matches);
+            Run s = serviceRun("throughput-20ms-" + source, source, List.of(partner), load, 20, warmUp(load), null);
+            throughputRow("throughput (msg/s), " + size + ", " + source + ", partner 20 ms", s, base, 0.9, true);
+            cpuRow("CPU per message (µs), " + source + ", partner 20 ms", s, base, 2.5);
+            table.add("peak RSS (MiB) after that run, default launch", mib(s.peakRssKiB()), rssCell(s, base.camel()), rssCell(s, base.raw()),
+                    "≤ 2.5 × raw", s.peakRssKiB() > 0 && s.peakRssKiB() <= 2.5 * base.raw().peakRssKiB());
         }
     }
 
-    private void throughputRow(String figure, Run service, Run raw, double goal) {
+    /**
+     * Msg/s (pushes/s) over the second half of the measured part, the whole measured part in brackets; the goal (0:
+     * none) a share of the camel-http client's figure or of the raw client's.
+     */
+    private void throughputRow(String figure, Run service, Baselines base, double goal, boolean ofCamel) {
         double s = Arrivals.throughput(service.receivers(), 0.5);
-        double r = Arrivals.throughput(raw.receivers(), 0.5);
+        Run judgedBy = ofCamel ? base.camel() : base.raw();
         boolean judged = goal > 0;
-        table.add(figure + ", second half (whole run)", FigureTable.number(s) + " (" + FigureTable.number(Arrivals.throughput(service.receivers(), 0)) + ")",
-                FigureTable.number(r) + " (" + FigureTable.number(Arrivals.throughput(raw.receivers(), 0)) + ")", FigureTable.ratio(s, r),
-                judged ? "≥ " + goal + " × baseline" : "—", judged ? (Boolean) (s >= goal * r) : null);
+        table.add(figure + ", second half (whole measured part)",
+                FigureTable.number(s) + " (" + FigureTable.number(Arrivals.throughput(service.receivers(), 0)) + ")",
+                throughputCell(s, base.camel()), throughputCell(s, base.raw()),
+                judged ? "≥ " + goal + " × " + (ofCamel ? "camel" : "raw") : "—",
+                judged ? (Boolean) (s >= goal * Arrivals.throughput(judgedBy.receivers(), 0.5)) : null);
     }
 
-    /** One match, 2,000 messages preloaded into JMS, partner at once then 20 ms (one in flight: the limit is 50 msg/s). */
+    /** CPU of the process over the second half of the measured part per message (per push in a fan-out); the goal (0: none) a multiple of the camel-http client's. */
+    private void cpuRow(String figure, Run service, Baselines base, double goal) {
+        double s = service.cpuMicros();
+        double camel = base.camel() == null ? Double.NaN : base.camel().cpuMicros();
+        boolean judged = goal > 0 && !Double.isNaN(s) && !Double.isNaN(camel);
+        table.add(figure + ", user+sys of the process over the second half", FigureTable.number(s), cell(s, camel),
+                cell(s, base.raw().cpuMicros()), goal > 0 ? "≤ " + goal + " × camel" : "—", judged ? (Boolean) (s <= goal * camel) : null);
+    }
+
+    /** One match, 2,000 messages handed to JMS at once after a warm-up, partner at once then 20 ms (one in flight: the limit is 50 msg/s). */
     private void hotMatch() throws Exception {
         int n = (int) (2_000 * SCALE);
         for (long latency : new long[] {0, 20}) {
             Load service = new Load("hot" + latency + "-svc", n, 1);
-            Run s = serviceRun("hot-match-" + latency + "ms-jms", "jms", service, latency, all(service), null);
-            Run r = rawRun("hot-match-" + latency + "ms", List.of(partner), new Load("hot" + latency + "-raw", n, 1), latency);
+            Run s = serviceRun("hot-match-" + latency + "ms-jms", "jms", List.of(partner), service, latency, warmUp(service), null);
+            Run r = baselineRun(Client.RAW, "hot-match-" + latency + "ms", List.of(partner), new Load("hot" + latency + "-raw", n, 1), latency);
             throughputRow(String.format("one hot match (msg/s), %,d msgs, JMS, partner %s", n,
-                    latency == 0 ? "at once" : latency + " ms (limit 50)"), s, r, latency == 0 ? 0 : 0.9);
+                    latency == 0 ? "at once" : latency + " ms (limit 50)"), s, new Baselines(null, r), latency == 0 ? 0 : 0.9, false);
         }
     }
 
@@ -263,7 +296,7 @@ class DeliveryBench {
         int warmUp = (int) (5 * rate);
         int n = warmUp + (int) (rate * Math.max(3, 10 * SCALE));
         Load load = new Load("lat-" + source, n, 16);
-        Arrivals a = serviceRun("latency-" + source, source, load, 5, null, (up, arrivals) -> {
+        Arrivals a = serviceRun("latency-" + source, source, List.of(partner), load, 5, null, (up, arrivals) -> {
             warmUp(up, arrivals, rate, warmUp);
             Upstream.pace(up, load, warmUp, load.size, rate, System.nanoTime());
         }).arrivals();
@@ -272,34 +305,50 @@ class DeliveryBench {
         double p99 = Arrivals.percentile(latencies, 0.99);
         double max = max(latencies);
         table.add("added latency (ms), " + source + " source, 16 matches, 200 msg/s in all, partner 5 ms, after 5 s: p50 / p99 / max",
-                FigureTable.number(p50) + " / " + FigureTable.number(p99) + " / " + FigureTable.number(max), "—", "—", goal,
+                FigureTable.number(p50) + " / " + FigureTable.number(p99) + " / " + FigureTable.number(max), Cell.NONE, Cell.NONE, goal,
                 met.met(p50, p99, max));
     }
 
-    /**
-     * Contract 16's cost: 16 partners of {@code liveodds.partners} (p01 to p16, each its own receiver on loopback with
-     * its own partner id, token endpoint and token, each booking every match, max-in-flight as the other runs) at
-     * 20 ms, 5,000 messages over 64 matches preloaded into the source (JMS: published once the service is up), every
-     * message pushed to every partner. Next to the raw client pushing the same messages to the same 16 receivers under
-     * the same rule (a client per partner, a thread and connection per match and partner): pushes per second and CPU
-     * per push.
-     */
+    /** Contract 16's fan-out and contract 23's CPU per push there: 16 partners, 5,000 messages, from a folder and from JMS. */
     private void fanOut() throws Exception {
-        int n = (int) (5_000 * SCALE);
+        fanOut(FAN_OUT_PARTNERS, (int) (5_000 * SCALE), FAN_OUT_SOURCES);
+    }
+
+    /**
+     * Contract 23's partners scaling flat: 64 partners, from a folder, a quarter of the fan-out's messages (as many
+     * pushes): CPU per push next to the 16 partners' of the same sitting, and the service's peak RSS.
+     */
+    private void wideFanOut() throws Exception {
+        fanOut(WIDE_FAN_OUT_PARTNERS, (int) (5_000 * SCALE * FAN_OUT_PARTNERS / WIDE_FAN_OUT_PARTNERS), List.of("file"));
+    }
+
+    /**
+     * Partners p01, p02, ... of {@code liveodds.partners} (each its own receiver on loopback with its own partner id,
+     * token endpoint and token, each booking every match, max-in-flight as the other runs) at 20 ms, messages over 64
+     * matches handed to the source at once after a warm-up (JMS: published to the topic), every message pushed to every
+     * partner. Next to the camel-http client and the raw client pushing the same messages to the same receivers under
+     * the same rule (a client per partner, a thread per match and partner): pushes per second and CPU per push.
+     */
+    private void fanOut(int partners, int n, List<String> sources) throws Exception {
         int matches = 64;
-        List<BenchPartner> receivers = BenchPartner.start(FAN_OUT_PARTNERS);
+        List<BenchPartner> receivers = BenchPartner.start(partners);
         try {
-            String size = String.format("%,d msgs / %d matches × %d partners", n, matches, receivers.size());
-            Run raw = rawRun("fan-out-20ms", receivers, new Load("fo-raw", n, matches), 20);
-            for (String source : FAN_OUT_SOURCES) {
-                Load load = new Load("fo-" + source, n, matches);
-                Run s = serviceRun("fan-out-20ms-" + source, source, receivers, load, 20, all(load), null);
-                throughputRow("fan-out (pushes/s), " + size + ", " + source + ", partners 20 ms", s, raw, 0.8);
-                table.add("CPU per push (µs, user+sys of the process over the second half), fan-out, " + source,
-                        FigureTable.number(s.cpuMicros()), FigureTable.number(raw.cpuMicros()),
-                        FigureTable.ratio(s.cpuMicros(), raw.cpuMicros()), "—", null);
-                table.add("peak RSS (MiB) after that run, default launch", mib(s.peakRssKiB()), mib(raw.peakRssKiB()),
-                        FigureTable.ratio(s.peakRssKiB(), raw.peakRssKiB()), "—", null);
+            String size = String.format("%,d msgs / %d matches × %d partners", n, matches, partners);
+            String name = "fan-out-" + partners + "-20ms";
+            Baselines base = baselines(name, receivers, "fo" + partners, n, matches, 20);
+            for (String source : sources) {
+                Load load = new Load("fo" + partners + "-" + source, n, matches);
+                Run s = serviceRun(name + "-" + source, source, receivers, load, 20, warmUp(load), null);
+                String figure = "fan-out to " + partners + " partners at 20 ms, " + source;
+                throughputRow(figure + ": pushes/s, " + size, s, base, partners == FAN_OUT_PARTNERS ? 0.8 : 0, false);
+                cpuRow(figure + ": CPU per push (µs)", s, base, partners == FAN_OUT_PARTNERS ? 2 : 0);
+                if (partners == FAN_OUT_PARTNERS) {
+                    table.add(figure + ": peak RSS (MiB), default launch", mib(s.peakRssKiB()), rssCell(s, base.camel()),
+                            rssCell(s, base.raw()), "—", null);
+                    fanOutRuns.put(variant.toString() + source, s);
+                } else {
+                    flatRows(figure, source, s, base);
+                }
             }
         } finally {
             for (BenchPartner receiver : receivers) {
@@ -307,6 +356,43 @@ class DeliveryBench {
                 receiver.close();
             }
         }
+    }
+
+    /** The wide fan-out next to the 16 partners' of the same sitting: CPU per push grown by at most 1.25×, RSS within 512 MiB. */
+    private void flatRows(String figure, String source, Run service, Baselines base) {
+        Run sixteen = fanOutRuns.get(variant.toString() + source);
+        Run camel16 = baselineRuns.get(Client.CAMEL_HTTP + " fan-out-" + FAN_OUT_PARTNERS + "-20ms");
+        Run raw16 = baselineRuns.get(Client.RAW + " fan-out-" + FAN_OUT_PARTNERS + "-20ms");
+        double growth = sixteen == null ? Double.NaN : service.cpuMicros() / sixteen.cpuMicros();
+        table.add(figure + ": CPU per push ÷ the 16-partner run's of this sitting",
+                FigureTable.number(service.cpuMicros()) + " ÷ " + (sixteen == null ? "—" : FigureTable.number(sixteen.cpuMicros()))
+                        + " = " + FigureTable.ratio(service.cpuMicros(), sixteen == null ? Double.NaN : sixteen.cpuMicros()),
+                growthCell(base.camel(), camel16), growthCell(base.raw(), raw16), "≤ 1.25",
+                Double.isNaN(growth) ? null : (Boolean) (growth <= 1.25));
+        table.add(figure + ": peak RSS (MiB), default launch", mib(service.peakRssKiB()), rssCell(service, base.camel()),
+                rssCell(service, base.raw()), "≤ 512 MiB", service.peakRssKiB() > 0 && service.peakRssKiB() <= 512 * 1024);
+    }
+
+    private static Cell growthCell(Run wide, Run sixteen) {
+        return sixteen == null ? Cell.NONE : new Cell(FigureTable.ratio(wide.cpuMicros(), sixteen.cpuMicros()) + " (its own)", "—");
+    }
+
+    private static Cell cell(double service, double baseline) {
+        return new Cell(FigureTable.number(baseline), FigureTable.ratio(service, baseline));
+    }
+
+    private static Cell throughputCell(double service, Run baseline) {
+        if (baseline == null) {
+            return Cell.NONE;
+        }
+        double b = Arrivals.throughput(baseline.receivers(), 0.5);
+        return new Cell(FigureTable.number(b) + " (" + FigureTable.number(Arrivals.throughput(baseline.receivers(), 0)) + ")",
+                FigureTable.ratio(service, b));
+    }
+
+    private static Cell rssCell(Run service, Run baseline) {
+        return baseline == null ? Cell.NONE
+                : new Cell(mib(baseline.peakRssKiB()), FigureTable.ratio(service.peakRssKiB(), baseline.peakRssKiB()));
     }
 
     private void checkTokens(BenchPartner p) {
@@ -318,12 +404,13 @@ class DeliveryBench {
         }
     }
 
-    private Run serviceRun(String name, String source, Load load, long partnerLatencyMs, Feed before, Feed during) throws Exception {
-        return serviceRun(name, source, List.of(partner), load, partnerLatencyMs, before, during);
-    }
-
-    /** A run of the service pushing to these partners (one: the single partner of {@code liveodds.partner.*}). */
-    private Run serviceRun(String name, String source, List<BenchPartner> partners, Load load, long partnerLatencyMs, Feed before,
+    /**
+     * A run of the service pushing to these partners (one: the single partner of {@code liveodds.partner.*}). With a
+     * warm-up, the warm-up is handed over first (before the service starts: a backlog; a JMS topic once it is up) and
+     * delivered, then the load, at once unless a feed paces it; without one, a load handed at once is preloaded before
+     * the service starts. The figures are the load's alone.
+     */
+    private Run serviceRun(String name, String source, List<BenchPartner> partners, Load load, long partnerLatencyMs, Load warmUp,
                            Feed during) throws Exception {
         // a folder per variant of -Dbench.compare: each run's service log stays
         Path dir = Files.createDirectories(work.resolve(name + variant.entrySet().stream().map(e -> "-" + e).reduce("", String::concat)));
@@ -332,7 +419,7 @@ class DeliveryBench {
         Path log = dir.resolve("service.log");
         String queue = "bench." + name;
         List<Arrivals> receivers = partners.stream().map(p -> p.record(load, partnerLatencyMs)).toList();
-        Arrivals arrivals = receivers.get(0);
+        List<Arrivals> warmReceivers = warmUp == null ? List.of() : partners.stream().map(p -> p.recordWarmUp(warmUp)).toList();
         long started = System.nanoTime();
         long peakRss;
         double cpu;
@@ -344,67 +431,99 @@ class DeliveryBench {
         // the upstream publishes to the topic, whose queues exist only once the service is up, so what is preloaded
         // elsewhere is sent then
         boolean topic = source.equals("jms") && partners.size() > 1;
-        Feed preload = topic ? null : before;
-        Feed running = topic ? before : during;
-        try (Upstream upstream = source.equals("jms") ? new Upstream.Jms(broker, queue, before == null, topic) : new Upstream.Folder(inbox)) {
-            if (preload != null) {
-                preload.send(upstream, arrivals);
-                upstream.settle(load.size);
+        Load first = warmUp != null ? warmUp : during == null ? load : null;
+        try (Upstream upstream = source.equals("jms") ? new Upstream.Jms(broker, queue, during != null, topic) : new Upstream.Folder(inbox)) {
+            if (first != null && !topic) {
+                handAll(upstream, first);
+                upstream.settle(first.size);
             }
             try (ServiceUnderTest service = ServiceUnderTest.start(JAR, jvmOptions, settings(source, queue, dir, inbox, deadLetters, partners), log);
                  CpuMeter meter = new CpuMeter(service.handle(), receivers)) {
-                if (running != null) {
-                    running.send(upstream, arrivals);
+                if (first != null && topic) {
+                    handAll(upstream, first);
+                }
+                if (warmUp != null) {
+                    awaitDone(warmReceivers, deadLetters);
+                    if (during == null) {
+                        handAll(upstream, load);
+                    }
+                }
+                if (during != null) {
+                    during.send(upstream, receivers.get(0));
                 }
                 awaitDone(receivers, deadLetters);
                 peakRss = service.peakRssKiB();
                 cpu = meter.microsPerMessage();
             }
         }
-        finish(name + (variant.isEmpty() ? "" : " " + variant), partners, receivers, deadLetters, started, String.format("CPU %s µs/%s, peak RSS %s MiB, log %s",
-                FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", mib(peakRss), log));
+        String run = name + (variant.isEmpty() ? "" : " " + variant);
+        verdicts("warm-up of " + run, partners, warmReceivers, deadLetters);
+        finish(run, partners, receivers, deadLetters, started, String.format("%sCPU %s µs/%s, peak RSS %s MiB, log %s",
+                warmedBy(warmUp), FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", mib(peakRss), log));
         return new Run(receivers, peakRss, cpu);
+    }
+
+    private static String warmedBy(Load warmUp) {
+        return warmUp == null ? "" : String.format("after a warm-up of %,d msgs; ", warmUp.size);
+    }
+
+    private static void handAll(Upstream upstream, Load load) throws Exception {
+        for (int i = 0; i < load.size; i++) {
+            upstream.hand(load, i);
+        }
     }
 
     /** The raw client fed at a pace (isolation): it runs in the bench JVM, which paces it and injects the 503s. */
     private Run pacedBaselineRun(String name, Load load, long partnerLatencyMs, Feed feed) throws Exception {
-        Run done = rawRuns.get(name);
+        String key = Client.RAW + " " + name;
+        Run done = baselineRuns.get(key);
         if (done != null) {
             return done;
         }
         List<Arrivals> arrivals = List.of(partner.record(load, partnerLatencyMs));
         long started = System.nanoTime();
-        try (RawBaseline raw = new RawBaseline(partner.identity, partner.baseUrl(), partner.authUrl(), () -> { })) {
+        try (Baseline raw = new Baseline(partner.identity, partner.baseUrl(), partner.authUrl(), Baseline.plain(partner.baseUrl()), () -> { })) {
             feed.send(raw::push, arrivals.get(0));
             awaitDone(arrivals, null);
         }
-        finish("raw baseline " + name, List.of(partner), arrivals, null, started, "in the bench JVM, paced");
+        finish("raw client " + name, List.of(partner), arrivals, null, started, "in the bench JVM, paced");
         Run run = new Run(arrivals, -1, Double.NaN);
-        rawRuns.put(name, run);
+        baselineRuns.put(key, run);
         return run;
     }
 
+    /** Both baselines pushing a load of their own (tag-camel, tag-raw) to these partners, one after the other. */
+    private Baselines baselines(String name, List<BenchPartner> partners, String tag, int n, int matches, long partnerLatencyMs)
+            throws Exception {
+        return new Baselines(baselineRun(Client.CAMEL_HTTP, name, partners, new Load(tag + "-camel", n, matches), partnerLatencyMs),
+                baselineRun(Client.RAW, name, partners, new Load(tag + "-raw", n, matches), partnerLatencyMs));
+    }
+
     /**
-     * The raw client alone in a JVM of its own with JVM defaults ({@link RawBaseline#main}), every message handed to it
-     * at once, for each of these partners: its throughput, CPU per message and peak RSS are what the service's are
-     * divided by.
+     * A baseline client alone in a JVM of its own with JVM defaults ({@link Baseline#main}), its warm-up then the load
+     * handed to it at once, for each of these partners: its throughput, CPU per message and peak RSS are what the
+     * service's are divided by. Once per sitting: with -Dbench.compare it serves every variant.
      */
-    private Run rawRun(String name, List<BenchPartner> partners, Load load, long partnerLatencyMs) throws Exception {
-        Run done = rawRuns.get(name);
+    private Run baselineRun(Client client, String name, List<BenchPartner> partners, Load load, long partnerLatencyMs) throws Exception {
+        String key = client + " " + name;
+        Run done = baselineRuns.get(key);
         if (done != null) {
             return done;
         }
         List<Arrivals> arrivals = partners.stream().map(p -> p.record(load, partnerLatencyMs)).toList();
+        Load warmUp = warmUp(load);
+        List<Arrivals> warmArrivals = warmUp == null ? List.of() : partners.stream().map(p -> p.recordWarmUp(warmUp)).toList();
         long started = System.nanoTime();
-        Path log = work.resolve("raw-" + name + ".log");
+        String label = client.name().toLowerCase(Locale.ROOT);
+        Path log = work.resolve(label + "-" + name + ".log");
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
         if (JFR) {
-            command.add("-XX:StartFlightRecording=filename=" + work.resolve("raw-" + name + ".jfr") + ",settings=profile");
+            command.add("-XX:StartFlightRecording=filename=" + work.resolve(label + "-" + name + ".jfr") + ",settings=profile");
         }
-        command.addAll(List.of(RawBaseline.class.getName(), String.join(",", partners.stream().map(BenchPartner::baseUrl).toList()),
+        command.addAll(List.of(Baseline.class.getName(), label, String.join(",", partners.stream().map(BenchPartner::baseUrl).toList()),
                 String.join(",", partners.stream().map(BenchPartner::authUrl).toList()), load.tag,
-                Integer.toString(load.size), Integer.toString(load.matches)));
+                Integer.toString(load.size), Integer.toString(load.matches), Integer.toString(warmUp == null ? 0 : warmUp.size)));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         double cpu;
         try (CpuMeter meter = new CpuMeter(process.toHandle(), arrivals)) {
@@ -414,15 +533,16 @@ class DeliveryBench {
         } finally {
             process.destroyForcibly();
         }
-        String output = Files.readString(log);
-        String result = output.lines().filter(l -> l.startsWith("RAW-RESULT ")).findFirst()
-                .orElseThrow(() -> new IllegalStateException("raw baseline JVM failed: " + output));
-        long kib = Long.parseLong(result.split(" ")[3]);
-        finish("raw baseline " + name, partners, arrivals, null, started, String.format("in its own JVM; CPU %s µs/%s, peak RSS %s MiB",
-                FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", mib(kib)));
-        Run run = new Run(arrivals, kib, cpu);
-        rawRuns.put(name, run);
-        return run;
+        String line = Files.readString(log).lines().filter(l -> l.startsWith("BASELINE-RESULT ")).findFirst()
+                .orElseThrow(() -> new IllegalStateException(label + " baseline JVM failed: see " + log));
+        long kib = Long.parseLong(line.split(" ")[3]);
+        String run = (client == Client.RAW ? "raw client " : "camel-http client ") + name;
+        verdicts("warm-up of " + run, partners, warmArrivals, null);
+        finish(run, partners, arrivals, null, started, String.format("in its own JVM; %sCPU %s µs/%s, peak RSS %s MiB",
+                warmedBy(warmUp), FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", mib(kib)));
+        Run measured = new Run(arrivals, kib, cpu);
+        baselineRuns.put(key, measured);
+        return measured;
     }
 
     private Map<String, String> settings(String source, String queue, Path dir, Path inbox, Path deadLetters, List<BenchPartner> partners) {
@@ -457,14 +577,6 @@ class DeliveryBench {
         return s;
     }
 
-    private static Feed all(Load load) {
-        return (upstream, arrivals) -> {
-            for (int i = 0; i < load.size; i++) {
-                upstream.hand(load, i);
-            }
-        };
-    }
-
     /** Waits until every message arrived or was dead-lettered at every partner, or until nothing moved for {@link #STALL}. */
     private static void awaitDone(List<Arrivals> receivers, Path deadLetters) {
         long expected = receivers.stream().mapToLong(a -> a.load.size).sum();
@@ -486,13 +598,8 @@ class DeliveryBench {
 
     /** Checks order and loss at each partner and prints the run's line (the partners' counts added up). */
     private void finish(String run, List<BenchPartner> partners, List<Arrivals> receivers, Path deadLetters, long started, String detail) {
+        verdicts(run, partners, receivers, deadLetters);
         Map<String, Set<String>> deadLettered = deadLetterIds(deadLetters);
-        for (int r = 0; r < receivers.size(); r++) {
-            String name = partners.get(r).identity.name();
-            for (String problem : receivers.get(r).verdict(deadLettered.getOrDefault(name, Set.of()))) {
-                problems.add(run + (name.isEmpty() ? "" : ", partner " + name) + ": " + problem);
-            }
-        }
         ToLongFunction<ToLongFunction<Arrivals>> sum = count -> receivers.stream().mapToLong(count).sum();
         table.run(String.format("%s: %,d msgs%s, %,d delivered, %d dead-lettered, %d repeats (same Idempotency-Key), %d refused "
                         + "attempts, %d pushes overlapping on a match, %d heartbeats, %d strays; %.0f %s/s (second half %.0f); %d s; %s",
@@ -502,6 +609,17 @@ class DeliveryBench {
                 sum.applyAsLong(a -> a.heartbeats.sum()), sum.applyAsLong(a -> a.strays.sum()), Arrivals.throughput(receivers, 0),
                 receivers.size() > 1 ? "pushes" : "msg", Arrivals.throughput(receivers, 0.5),
                 TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started), detail));
+    }
+
+    /** Order and loss at each partner (none: nothing to check); what breaks them fails the bench. */
+    private void verdicts(String run, List<BenchPartner> partners, List<Arrivals> receivers, Path deadLetters) {
+        Map<String, Set<String>> deadLettered = deadLetterIds(deadLetters);
+        for (int r = 0; r < receivers.size(); r++) {
+            String name = partners.get(r).identity.name();
+            for (String problem : receivers.get(r).verdict(deadLettered.getOrDefault(name, Set.of()))) {
+                problems.add(run + (name.isEmpty() ? "" : ", partner " + name) + ": " + problem);
+            }
+        }
     }
 
     /**

@@ -3,10 +3,21 @@ package com.liveodds.push.bench;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The bench's result: one row per figure (service, baseline, their ratio, the goal, PASS/MISS), and one line per run. */
+/**
+ * The bench's result: one row per figure (service, each baseline with the service's ratio to it, the goal, PASS/MISS),
+ * and one line per run.
+ */
 final class FigureTable {
 
-    private record Row(String figure, String service, String baseline, String ratio, String goal, String verdict) {
+    /** A baseline's figure and the service's ratio to it. */
+    record Cell(String value, String ratio) {
+        static final Cell NONE = new Cell("—", "—");
+    }
+
+    private record Row(String figure, String service, Cell camel, Cell raw, String goal, String verdict) {
+        String line(String separator) {
+            return String.join(separator, figure, service, camel.value(), camel.ratio(), raw.value(), raw.ratio(), goal, verdict);
+        }
     }
 
     private final List<Row> rows = new ArrayList<>();
@@ -18,12 +29,15 @@ final class FigureTable {
         this.label = label;
     }
 
-    /** A figure with a verdict: met is null when the goal could not be judged (a run did not finish). */
-    void add(String figure, String service, String baseline, String ratio, String goal, Boolean met) {
-        Row row = new Row(figure + label, service, baseline, ratio, goal, met == null ? "n/a" : met ? "PASS" : "MISS");
+    /**
+     * A figure next to the camel-http client's and the raw client's ({@link Cell#NONE}: not measured), with a verdict:
+     * met is null when the goal could not be judged (a run did not finish, or no goal).
+     */
+    void add(String figure, String service, Cell camel, Cell raw, String goal, Boolean met) {
+        Row row = new Row(figure + label, service, camel, raw, goal, met == null ? "n/a" : met ? "PASS" : "MISS");
         rows.add(row);
         // printed as it comes too: a bench stopped half-way still leaves its figures in the build log
-        System.out.println("BENCH figure: " + String.join(" | ", row.figure, row.service, row.baseline, row.ratio, row.goal, row.verdict));
+        System.out.println("BENCH figure: " + row.line(" | "));
     }
 
     void run(String line) {
@@ -44,9 +58,9 @@ final class FigureTable {
 
     String markdown() {
         StringBuilder out = new StringBuilder();
-        out.append("| figure | service | raw baseline | ratio | goal | |\n|---|---|---|---|---|---|\n");
+        out.append("| figure | service | camel-http client | ÷ camel | raw client | ÷ raw | goal | |\n|---|---|---|---|---|---|---|---|\n");
         for (Row r : rows) {
-            out.append("| ").append(String.join(" | ", r.figure, r.service, r.baseline, r.ratio, r.goal, r.verdict)).append(" |\n");
+            out.append("| ").append(r.line(" | ")).append(" |\n");
         }
         out.append("\nRuns:\n");
         for (String run : runs) {
