@@ -19,7 +19,9 @@ import java.util.stream.Stream;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import com.liveodds.push.LiveoddsPartners;
 import com.liveodds.push.LiveoddsPush;
+import com.liveodds.push.source.kafka.KafkaPartitions;
 import org.apache.camel.CamelContext;
 import org.apache.camel.main.Main;
 import org.apache.camel.util.FileUtil;
@@ -54,6 +56,16 @@ public final class RunningService implements AutoCloseable {
 
     public <T> T bean(String name, Class<T> type) {
         return context().getRegistry().lookupByNameAndType(name, type);
+    }
+
+    /** The beans of partner {@code name} of liveodds.partners (empty: the single partner), as its routes have them. */
+    public LiveoddsPartners.PartnerBeans partner(String name) {
+        return bean("liveoddsPartners", LiveoddsPartners.class).beans(name).orElseThrow();
+    }
+
+    /** The Kafka source's partitions of partner {@code name} (empty: the single partner), a bean of its source route's. */
+    public KafkaPartitions kafkaPartitions(String name) {
+        return (KafkaPartitions) partner(name).sourceBeans().get("partitions");
     }
 
     public String setting(String key) {
