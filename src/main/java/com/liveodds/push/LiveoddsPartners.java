@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
@@ -28,7 +27,9 @@ import org.slf4j.LoggerFactory;
 import com.liveodds.push.delivery.DeliveryGauges;
 import com.liveodds.push.delivery.DeliveryHealthCheck;
 import com.liveodds.push.delivery.Heartbeats;
+import com.liveodds.push.delivery.PartnerBeans;
 import com.liveodds.push.delivery.PartnerDeliveries;
+import com.liveodds.push.delivery.PartnerDirectory;
 import com.liveodds.push.deadletter.DeadLetterStore;
 import com.liveodds.push.delivery.PartnerPushes;
 import com.liveodds.push.delivery.RetryPolicy;
@@ -55,8 +56,8 @@ import com.liveodds.push.token.PartnerTokenProvider;
  * the route templates of routes/delivery.yaml and routes/heartbeat.yaml as the CamelContext starts, and from the active
  * source's template where the source reads per partner (routes/source-kafka.yaml, routes/source-jms.yaml). The
  * partner's beans are its routes' own (route-template local beans: {@code pushes}, {@code tokens}, {@code unbooked},
- * {@code heartbeats}, and the source's), never bound under a name of the registry; operations read them here
- * ({@link #beans}). The routes are the templates; this bean only says how many partners there are. Over all partners
+ * {@code heartbeats}, and the source's), never bound under a name of the registry; operations read them in
+ * {@link PartnerDirectory} ({@code liveoddsPartnerDirectory}). The routes are the templates; this bean only says how many partners there are. Over all partners
  * it binds one readiness check {@code partner} (liveoddsPartnerReadiness: DOWN only when every partner is down) and
  * one liveness check {@code delivery}.
  */
@@ -68,7 +69,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
     public static final String QUEUE = "liveoddsQueue:liveodds-push";
     private static final Logger LOG = LoggerFactory.getLogger(LiveoddsPartners.class);
 
-    private final List<PartnerBeans> kits = new ArrayList<>();
+    private final PartnerDirectory kits = new PartnerDirectory();
     private final PartnerDeliveries deliveries = new PartnerDeliveries();
     private CamelContext context;
     private Meters meters;
@@ -116,7 +117,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
 
     /** The partners' settings, as the properties of this CamelContext say. */
     public List<PartnerSettings> partners() {
-        return kits.stream().map(PartnerBeans::settings).toList();
+        return kits.all().stream().map(PartnerBeans::settings).toList();
     }
 
     /**
@@ -133,26 +134,21 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
      * 16 partners' consumers buffer no more than one partner's would.
      */
     public int prefetchShare() {
-        return Math.max(64 * 1024, 1024 * 1024 / kits.size());
+        return Math.max(64 * 1024, 1024 * 1024 / kits.all().size());
     }
 
     /** Each partner's live matches (those the Kafka source's partitions carry the heartbeats of), in settings order. */
     public Map<PartnerSettings, LiveMatches> liveMatches() {
         Map<PartnerSettings, LiveMatches> byPartner = new LinkedHashMap<>();
-        kits.forEach(kit -> byPartner.put(kit.settings(), kit.liveMatches()));
+        kits.all().forEach(kit -> byPartner.put(kit.settings(), kit.liveMatches()));
         return byPartner;
     }
 
     /** Each partner's booking by its partner id (the fixtures API's is_liveodds). */
     public Map<String, Booking> bookingsByPartnerId() {
         Map<String, Booking> byId = new LinkedHashMap<>();
-        kits.forEach(kit -> byId.put(kit.settings().id(), kit.booking()));
+        kits.all().forEach(kit -> byId.put(kit.settings().id(), kit.booking()));
         return byId;
-    }
-
-    /** The beans of partner {@code name} of {@code liveodds.partners} (empty: the single partner), if there is one. */
-    public Optional<PartnerBeans> beans(String name) {
-        return kits.stream().filter(kit -> kit.settings().name().equals(name)).findFirst();
     }
 
     /**
@@ -160,7 +156,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
      * {@code partitions}): made by whoever makes the source, before the routes are.
      */
     public void addSourceBean(String partner, String name, Object bean) {
-        beans(partner).orElseThrow().sourceBeans().put(name, bean);
+        kits.of(partner).orElseThrow().sourceBeans().put(name, bean);
     }
 
     /** Runs when beans.yaml loads: binds every partner's beans, and adds its routes as the context starts. */
@@ -173,13 +169,14 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         for (PartnerSettings partner : partners) {
             kits.add(kit(partner, settings));
         }
+        context.getRegistry().bind("liveoddsPartnerDirectory", kits);
         deliveries.setCamelContext(context);
         deliveries.setPauses(pauses);
         context.getRegistry().bind("liveoddsDeliveries", deliveries);
         // one readiness check partner and one liveness check delivery over every partner (contract 16)
         Map<String, PartnerHealth> health = new LinkedHashMap<>();
         Map<String, KeyedQueueEndpoint> queues = new LinkedHashMap<>();
-        kits.forEach(kit -> {
+        kits.all().forEach(kit -> {
             health.put(kit.settings().name(), kit.health());
             queues.put(kit.settings().name(), kit.queue());
         });
@@ -269,7 +266,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         }
         routesAdded = true;
         List<String> ids = new ArrayList<>();
-        for (PartnerBeans kit : kits) {
+        for (PartnerBeans kit : kits.all()) {
             PartnerSettings p = kit.settings();
             for (String template : TEMPLATES) {
                 ids.add(TemplatedRouteBuilder.builder(context, template)
@@ -355,7 +352,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         if (context.getRegistry().lookupByName("liveoddsPartners") != this) {
             return;
         }
-        for (PartnerBeans kit : kits) {
+        for (PartnerBeans kit : kits.all()) {
             if (pauses.isPaused(kit.settings().name())) {
                 steer(kit.settings().name(), true);
             }
@@ -372,7 +369,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
      * liveoddsDeliveries dead-letters a paused partner's pushes at once.
      */
     private void steer(String partner, boolean paused) throws Exception {
-        PartnerBeans kit = beans(partner).orElseThrow();
+        PartnerBeans kit = kits.of(partner).orElseThrow();
         if (paused) {
             kit.queue().pauseRuns();
         } else {
@@ -399,7 +396,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
 
     @Override
     protected void doStop() throws Exception {
-        for (PartnerBeans kit : kits) {
+        for (PartnerBeans kit : kits.all()) {
             kit.tokens().stop();
             kit.http().stop();
             kit.connections().close();
@@ -416,13 +413,4 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         return context;
     }
 
-    /**
-     * One partner's beans: those its routes have as their own (pushes, tokens, heartbeats; {@code sourceBeans} its
-     * source route's), and those operations read (health, token expiry, live matches, booking).
-     */
-    public record PartnerBeans(PartnerSettings settings, PartnerHealth health, PartnerTokenProvider tokens, PartnerHttp http,
-                               PoolingHttpClientConnectionManager connections, KeyedQueueEndpoint queue,
-                               DeliveryGauges gauges, LiveMatches liveMatches, Booking booking, PartnerPushes pushes,
-                               Heartbeats heartbeats, Map<String, Object> sourceBeans) {
-    }
 }

@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.ToDoubleFunction;
 
-import com.liveodds.push.LiveoddsPartners;
 import com.liveodds.push.deadletter.DeadLetterStore;
+import com.liveodds.push.delivery.PartnerBeans;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ops.Meters;
 import com.liveodds.push.token.PartnerTokenProvider;
@@ -39,7 +39,7 @@ public class OpsMeters {
         MeterRegistry registry = bundle.registry();
         for (String partner : Partners.names(context)) {
             Tags tags = bundle.forPartner(partner).tags();
-            Partners.beans(context, partner).map(LiveoddsPartners.PartnerBeans::tokens).ifPresent(tokens ->
+            Partners.beans(context, partner).map(PartnerBeans::tokens).ifPresent(tokens ->
                     gauge(registry, "liveodds.token.expires_in", "seconds", "Life left of the partner access token (NaN: no token)",
                             tags, tokens, OpsMeters::secondsLeft));
             // the partner's health is looked up at scrape time, as it was before partners came in a list

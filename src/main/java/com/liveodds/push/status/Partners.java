@@ -3,14 +3,15 @@ package com.liveodds.push.status;
 import java.util.List;
 import java.util.Optional;
 
-import com.liveodds.push.LiveoddsPartners;
+import com.liveodds.push.delivery.PartnerBeans;
+import com.liveodds.push.delivery.PartnerDirectory;
 import com.liveodds.push.settings.PartnerSettings;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.PropertiesComponent;
 
 /**
  * The partners as operations read them: their names from {@code liveodds.partners} ("" alone for the single partner of
- * {@code liveodds.partner.*}), and each partner's beans, as LiveoddsPartners keeps them.
+ * {@code liveodds.partner.*}), and each partner's beans, as LiveoddsPartners made them (liveoddsPartnerDirectory).
  */
 final class Partners {
 
@@ -30,9 +31,9 @@ final class Partners {
     }
 
     /** The partner's beans, as liveoddsPartners made them, if it did. */
-    static Optional<LiveoddsPartners.PartnerBeans> beans(CamelContext context, String partner) {
-        LiveoddsPartners partners = context.getRegistry().lookupByNameAndType("liveoddsPartners", LiveoddsPartners.class);
-        return partners == null ? Optional.empty() : partners.beans(partner);
+    static Optional<PartnerBeans> beans(CamelContext context, String partner) {
+        PartnerDirectory partners = context.getRegistry().lookupByNameAndType("liveoddsPartnerDirectory", PartnerDirectory.class);
+        return partners == null ? Optional.empty() : partners.of(partner);
     }
 
     /** A setting of the partner ({@code id} → {@code liveodds.partners.a.id}), or null. */

@@ -13,8 +13,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.liveodds.push.LiveoddsPartners;
 import com.liveodds.push.deadletter.DeadLetterStore;
+import com.liveodds.push.delivery.PartnerBeans;
 import com.liveodds.push.heartbeat.LiveMatches;
 import com.liveodds.push.heartbeat.MatchStatus;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
@@ -194,7 +194,7 @@ public class StatusReport implements CamelContextAware {
             partner.setAll(partner(name, now));
             String booking = Partners.setting(camelContext, name, "booking");
             partner.put("booking", booking == null || booking.isBlank() ? "all" : booking.trim());
-            Optional<LiveMatches> live = Partners.beans(camelContext, name).map(LiveoddsPartners.PartnerBeans::liveMatches);
+            Optional<LiveMatches> live = Partners.beans(camelContext, name).map(PartnerBeans::liveMatches);
             partner.put("live_matches", live.map(LiveMatches::liveCount).orElse(0));
             partner.put("backlog", live.map(LiveMatches::backlog).orElse(0));
             partner.put("matches_retrying", live.map(LiveMatches::retryingCount).orElse(0));

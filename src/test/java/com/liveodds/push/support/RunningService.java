@@ -19,8 +19,9 @@ import java.util.stream.Stream;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import com.liveodds.push.LiveoddsPartners;
 import com.liveodds.push.LiveoddsPush;
+import com.liveodds.push.delivery.PartnerBeans;
+import com.liveodds.push.delivery.PartnerDirectory;
 import com.liveodds.push.source.kafka.KafkaPartitions;
 import org.apache.camel.CamelContext;
 import org.apache.camel.main.Main;
@@ -59,8 +60,8 @@ public final class RunningService implements AutoCloseable {
     }
 
     /** The beans of partner {@code name} of liveodds.partners (empty: the single partner), as its routes have them. */
-    public LiveoddsPartners.PartnerBeans partner(String name) {
-        return bean("liveoddsPartners", LiveoddsPartners.class).beans(name).orElseThrow();
+    public PartnerBeans partner(String name) {
+        return bean("liveoddsPartnerDirectory", PartnerDirectory.class).of(name).orElseThrow();
     }
 
     /** The Kafka source's partitions of partner {@code name} (empty: the single partner), a bean of its source route's. */
