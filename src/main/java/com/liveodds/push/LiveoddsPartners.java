@@ -55,8 +55,8 @@ import com.liveodds.push.token.PartnerTokenProvider;
  * camel-http component {@code liveoddsHttp[-N]} (a component is found by its scheme), and its own routes made from
  * the route templates of routes/delivery.yaml and routes/heartbeat.yaml as the CamelContext starts, and from the active
  * source's template where the source reads per partner (routes/source-kafka.yaml, routes/source-jms.yaml). The
- * partner's beans are its routes' own (route-template local beans: {@code pushes}, {@code tokens}, {@code unbooked},
- * {@code heartbeats}, and the source's), never bound under a name of the registry; operations read them in
+ * partner's beans are its routes' own (route-template local beans: {@code partnerPushes}, {@code partnerTokens},
+ * {@code unbookedPush}, {@code partnerHeartbeats}, and the source's), never bound under a name of the registry; operations read them in
  * {@link PartnerDirectory} ({@code liveoddsPartnerDirectory}). The routes are the templates; this bean only says how many partners there are. Over all partners
  * it binds one readiness check {@code partner} (liveoddsPartnerReadiness: DOWN only when every partner is down) and
  * one liveness check {@code delivery}.
@@ -271,10 +271,12 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
             for (String template : TEMPLATES) {
                 ids.add(TemplatedRouteBuilder.builder(context, template)
                         .routeId(template + p.suffix())
-                        .bean("pushes", PartnerPushes.class, kit.pushes())
-                        .bean("unbooked", Predicate.class, kit.pushes().unbookedCheck())
-                        .bean("tokens", PartnerTokenProvider.class, kit.tokens())
-                        .bean("heartbeats", Heartbeats.class, kit.heartbeats())
+                        // camelCase: Camel takes a template parameter whose value is a local bean's name (a partner
+                        // named "tokens") for a reference to it
+                        .bean("partnerPushes", PartnerPushes.class, kit.pushes())
+                        .bean("unbookedPush", Predicate.class, kit.pushes().unbookedCheck())
+                        .bean("partnerTokens", PartnerTokenProvider.class, kit.tokens())
+                        .bean("partnerHeartbeats", Heartbeats.class, kit.heartbeats())
                         .parameter("suffix", p.suffix())
                         .parameter("partner", p.name())
                         .parameter("partnerId", p.id())

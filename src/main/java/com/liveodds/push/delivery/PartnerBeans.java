@@ -13,8 +13,8 @@ import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
 
 /**
  * One partner's beans, made by LiveoddsPartners: those its routes have as their own (route-template local beans:
- * {@code pushes}, {@code tokens}, {@code heartbeats}; {@code sourceBeans} its source route's, such as the Kafka
- * source's {@code partitions}), and those operations read (health, token expiry, live matches, booking), found in
+ * {@code partnerPushes}, {@code partnerTokens}, {@code partnerHeartbeats}; {@code sourceBeans} its source route's,
+ * such as the Kafka source's {@code kafkaPartitions}), and those operations read (health, token expiry, live matches, booking), found in
  * {@link PartnerDirectory} by the partner's name, never in the registry under a name with a suffix.
  */
 public record PartnerBeans(PartnerSettings settings, PartnerHealth health, PartnerTokenProvider tokens, PartnerHttp http,

@@ -66,7 +66,7 @@ public final class RunningService implements AutoCloseable {
 
     /** The Kafka source's partitions of partner {@code name} (empty: the single partner), a bean of its source route's. */
     public KafkaPartitions kafkaPartitions(String name) {
-        return (KafkaPartitions) partner(name).sourceBeans().get("partitions");
+        return (KafkaPartitions) partner(name).sourceBeans().get("kafkaPartitions");
     }
 
     public String setting(String key) {
