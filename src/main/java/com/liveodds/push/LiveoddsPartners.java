@@ -56,10 +56,10 @@ import com.liveodds.push.token.PartnerTokenProvider;
  * the route templates of routes/delivery.yaml and routes/heartbeat.yaml as the CamelContext starts, and from the active
  * source's template where the source reads per partner (routes/source-kafka.yaml, routes/source-jms.yaml). The
  * partner's beans are its routes' own (route-template local beans: {@code partnerPushes}, {@code partnerTokens},
- * {@code unbookedPush}, {@code partnerHeartbeats}, and the source's), never bound under a name of the registry; operations read them in
- * {@link PartnerDirectory} ({@code liveoddsPartnerDirectory}). The routes are the templates; this bean only says how many partners there are. Over all partners
- * it binds one readiness check {@code partner} (liveoddsPartnerReadiness: DOWN only when every partner is down) and
- * one liveness check {@code delivery}.
+ * {@code unbookedPush}, {@code partnerHeartbeats}, and the source's), never bound under a name of the registry;
+ * operations read them in {@link PartnerDirectory} ({@code liveoddsPartnerDirectory}). The routes are the templates;
+ * this bean only says how many partners there are. Over all partners it binds one readiness check {@code partner}
+ * (liveoddsPartnerReadiness: DOWN only when every partner is down) and one liveness check {@code delivery}.
  */
 public class LiveoddsPartners extends ServiceSupport implements CamelContextAware, StartupListener {
 
@@ -153,7 +153,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
 
     /**
      * A bean of the partner's source route, its own under {@code name} in the source's template (the Kafka source's
-     * {@code partitions}): made by whoever makes the source, before the routes are.
+     * {@code kafkaPartitions}): made by whoever makes the source, before the routes are.
      */
     public void addSourceBean(String partner, String name, Object bean) {
         kits.of(partner).orElseThrow().sourceBeans().put(name, bean);
