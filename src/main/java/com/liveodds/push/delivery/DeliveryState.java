@@ -95,14 +95,6 @@ public class DeliveryState {
         return last.error();
     }
 
-    String getLastRetryAfter() {
-        return last.retryAfter();
-    }
-
-    String getLastLocation() {
-        return last.location();
-    }
-
     public Instant getFirstAttemptAt() {
         return firstAttemptAt;
     }

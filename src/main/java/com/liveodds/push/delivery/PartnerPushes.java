@@ -129,7 +129,7 @@ public class PartnerPushes implements CamelContextAware {
         state.answered(answer);
         liveMatches.attempted(state.getPush().matchId(), state.getAttempts(), answer.status(), answer.error(),
                 !answer.isSuccess());
-        RetryPolicy.Decision decision = verdict(exchange, state);
+        RetryPolicy.Decision decision = verdict(exchange, state, answer);
         state.judged(decision);
         exchange.setVariable(VERDICT, decision.action().verdict());
         exchange.setVariable(RETRY_IN, decision.action().runsAgain() ? decision.delay() : null);
@@ -142,9 +142,7 @@ public class PartnerPushes implements CamelContextAware {
      * is dead-lettered rather than retried while the partner is down; one to be dead-lettered while the partner's dead
      * letters are full is held instead (the partner paused), to be judged again after its resume. Decides, never throws.
      */
-    RetryPolicy.Decision verdict(Exchange exchange, DeliveryState state) {
-        PartnerAnswer answer = new PartnerAnswer(state.getLastStatus(), state.getLastRetryAfter(), state.getLastLocation(),
-                state.getLastResponseBody(), state.getLastError(), false);
+    RetryPolicy.Decision verdict(Exchange exchange, DeliveryState state, PartnerAnswer answer) {
         RetryPolicy.Decision decision = policy.decide(answer, state.getAttempts(), state.getFirstAttemptAt(), clock.instant(),
                 state.isRenewedFor401());
         RetryPolicy.Action action = decision.action();
