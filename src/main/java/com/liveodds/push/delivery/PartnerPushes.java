@@ -82,7 +82,7 @@ public class PartnerPushes implements CamelContextAware {
     }
 
     /**
-     * {@link #unbooked} as the predicate of the push route's filter ({@code ref: liveoddsUnbooked}): the method language
+     * {@link #unbooked} as the predicate of the push route's filter ({@code unbookedPush}): the method language
      * would copy the exchange and wait on the copy for every push.
      */
     public Predicate unbookedCheck() {
