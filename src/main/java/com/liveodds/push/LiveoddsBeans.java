@@ -349,8 +349,9 @@ public class LiveoddsBeans implements CamelContextAware {
      * routes/source-kafka.yaml: each partner reads the upstream topic in a consumer group of its own
      * ({@code <liveodds.source.kafka.group>-N}), so each keeps its own committed offsets on the broker. Per partner,
      * named with its suffix: its partitions owned, commits and the heartbeats of its matches that move with them
-     * (liveoddsKafkaPartitions, with that partner's live matches), its own Kafka component liveoddsKafka (the host's
-     * kafka component and consumers are left alone) and its readiness monitor liveoddsKafkaSourceMonitor. Returns
+     * (its KafkaPartitions, with that partner's live matches, a bean of its source route's own: kafkaPartitions), its own
+     * Kafka component liveoddsKafka (the host's kafka component and consumers are left alone) and its readiness monitor
+     * liveoddsKafkaSourceMonitor. Returns
      * each partner's partitions by partner id.
      */
     private Map<String, KafkaPartitions> kafkaSource(LiveoddsPartners partners, Ingest ingest) {
@@ -366,7 +367,7 @@ public class LiveoddsBeans implements CamelContextAware {
             partitions.setLookBack(lookBack);
             partitions.setLookBackRecords(lookBackRecords);
             partitions.setRevokeWait(revokeWait);
-            bind("liveoddsKafkaPartitions" + suffix, partitions);
+            partners.addSourceBean(partner.name(), "kafkaPartitions", partitions);
             bind("liveoddsKafka" + suffix, new KafkaSourceComponent(partitions));
             bind("liveoddsKafkaSourceMonitor" + suffix, new KafkaSourceMonitor(partitions, "liveodds-source-kafka" + suffix));
             byPartnerId.put(partner.id(), partitions);

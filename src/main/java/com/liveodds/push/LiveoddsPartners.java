@@ -10,6 +10,7 @@ import java.util.Objects;
 
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
+import org.apache.camel.Predicate;
 import org.apache.camel.Route;
 import org.apache.camel.StartupListener;
 import org.apache.camel.builder.TemplatedRouteBuilder;
@@ -17,7 +18,6 @@ import org.apache.camel.model.Model;
 import org.apache.camel.model.ModelCamelContext;
 import org.apache.camel.model.RouteDefinition;
 import org.apache.camel.spi.PropertiesComponent;
-import org.apache.camel.spi.Registry;
 import org.apache.camel.support.service.ServiceHelper;
 import org.apache.camel.support.service.ServiceSupport;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManager;
@@ -27,7 +27,9 @@ import org.slf4j.LoggerFactory;
 import com.liveodds.push.delivery.DeliveryGauges;
 import com.liveodds.push.delivery.DeliveryHealthCheck;
 import com.liveodds.push.delivery.Heartbeats;
+import com.liveodds.push.delivery.PartnerBeans;
 import com.liveodds.push.delivery.PartnerDeliveries;
+import com.liveodds.push.delivery.PartnerDirectory;
 import com.liveodds.push.deadletter.DeadLetterStore;
 import com.liveodds.push.delivery.PartnerPushes;
 import com.liveodds.push.delivery.RetryPolicy;
@@ -48,24 +50,26 @@ import com.liveodds.push.token.PartnerTokenProvider;
 
 /**
  * One delivery per partner (contract section 16): for each partner of {@code liveodds.partners} (or the single
- * partner of {@code liveodds.partner.*}) its own beans (TLS, camel-http component and connection pool, token, the
- * record of its pushes, live matches and heartbeats, booking) bound under its suffix ({@code liveoddsPushes-a}; none
- * for the single partner), its queue {@code liveoddsQueue:liveodds-push[-N]}, and its own routes made from the route templates of
- * routes/delivery.yaml and routes/heartbeat.yaml as the CamelContext starts, and from the active source's
- * template where the source reads per partner (routes/source-kafka.yaml, routes/source-jms.yaml). The routes are the
- * templates; this bean only says how many partners there are. Over all partners it binds one readiness check
- * {@code partner} (liveoddsPartnerReadiness: DOWN only when every partner is down) and one liveness check
- * {@code delivery}.
+ * partner of {@code liveodds.partner.*}) its own beans ({@link PartnerBeans}: TLS, connection pool, token, the record
+ * of its pushes, live matches and heartbeats, booking), its queue {@code liveoddsQueue:liveodds-push[-N]}, its
+ * camel-http component {@code liveoddsHttp[-N]} (a component is found by its scheme), and its own routes made from
+ * the route templates of routes/delivery.yaml and routes/heartbeat.yaml as the CamelContext starts, and from the active
+ * source's template where the source reads per partner (routes/source-kafka.yaml, routes/source-jms.yaml). The
+ * partner's beans are its routes' own (route-template local beans: {@code partnerPushes}, {@code partnerTokens},
+ * {@code unbookedPush}, {@code partnerHeartbeats}, and the source's), never bound under a name of the registry;
+ * operations read them in {@link PartnerDirectory} ({@code liveoddsPartnerDirectory}). The routes are the templates;
+ * this bean only says how many partners there are. Over all partners it binds one readiness check {@code partner}
+ * (liveoddsPartnerReadiness: DOWN only when every partner is down) and one liveness check {@code delivery}.
  */
 public class LiveoddsPartners extends ServiceSupport implements CamelContextAware, StartupListener {
 
     /** The route templates each partner gets a route of (routes/delivery.yaml, routes/heartbeat.yaml). */
-    static final List<String> TEMPLATES = List.of("liveodds-push", "liveodds-dead-letter", "liveodds-heartbeat-timer");
+    static final List<String> TEMPLATES = List.of("liveodds-push", "liveodds-heartbeat-timer");
     /** The queue of a partner's pushes, the one its push route consumes ({@code suffix} empty for the single partner). */
     public static final String QUEUE = "liveoddsQueue:liveodds-push";
     private static final Logger LOG = LoggerFactory.getLogger(LiveoddsPartners.class);
 
-    private final List<Kit> kits = new ArrayList<>();
+    private final PartnerDirectory kits = new PartnerDirectory();
     private final PartnerDeliveries deliveries = new PartnerDeliveries();
     private CamelContext context;
     private Meters meters;
@@ -113,7 +117,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
 
     /** The partners' settings, as the properties of this CamelContext say. */
     public List<PartnerSettings> partners() {
-        return kits.stream().map(Kit::settings).toList();
+        return kits.all().stream().map(PartnerBeans::settings).toList();
     }
 
     /**
@@ -130,21 +134,29 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
      * 16 partners' consumers buffer no more than one partner's would.
      */
     public int prefetchShare() {
-        return Math.max(64 * 1024, 1024 * 1024 / kits.size());
+        return Math.max(64 * 1024, 1024 * 1024 / kits.all().size());
     }
 
     /** Each partner's live matches (those the Kafka source's partitions carry the heartbeats of), in settings order. */
     public Map<PartnerSettings, LiveMatches> liveMatches() {
         Map<PartnerSettings, LiveMatches> byPartner = new LinkedHashMap<>();
-        kits.forEach(kit -> byPartner.put(kit.settings(), kit.liveMatches()));
+        kits.all().forEach(kit -> byPartner.put(kit.settings(), kit.liveMatches()));
         return byPartner;
     }
 
     /** Each partner's booking by its partner id (the fixtures API's is_liveodds). */
     public Map<String, Booking> bookingsByPartnerId() {
         Map<String, Booking> byId = new LinkedHashMap<>();
-        kits.forEach(kit -> byId.put(kit.settings().id(), kit.booking()));
+        kits.all().forEach(kit -> byId.put(kit.settings().id(), kit.booking()));
         return byId;
+    }
+
+    /**
+     * A bean of the partner's source route, its own under {@code name} in the source's template (the Kafka source's
+     * {@code kafkaPartitions}): made by whoever makes the source, before the routes are.
+     */
+    public void addSourceBean(String partner, String name, Object bean) {
+        kits.of(partner).orElseThrow().sourceBeans().put(name, bean);
     }
 
     /** Runs when beans.yaml loads: binds every partner's beans, and adds its routes as the context starts. */
@@ -157,13 +169,14 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         for (PartnerSettings partner : partners) {
             kits.add(kit(partner, settings));
         }
+        context.getRegistry().bind("liveoddsPartnerDirectory", kits);
         deliveries.setCamelContext(context);
         deliveries.setPauses(pauses);
         context.getRegistry().bind("liveoddsDeliveries", deliveries);
         // one readiness check partner and one liveness check delivery over every partner (contract 16)
         Map<String, PartnerHealth> health = new LinkedHashMap<>();
         Map<String, KeyedQueueEndpoint> queues = new LinkedHashMap<>();
-        kits.forEach(kit -> {
+        kits.all().forEach(kit -> {
             health.put(kit.settings().name(), kit.health());
             queues.put(kit.settings().name(), kit.queue());
         });
@@ -190,9 +203,8 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         addRoutes();
     }
 
-    private Kit kit(PartnerSettings p, SettingsReader settings) {
+    private PartnerBeans kit(PartnerSettings p, SettingsReader settings) {
         String s = p.suffix();
-        Registry registry = context.getRegistry();
         Meters partnerMeters = meters.forPartner(p.name());
         Duration timeout = settings.duration("liveodds.delivery.timeout");
 
@@ -204,7 +216,10 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         PoolingHttpClientConnectionManager connections = http.connectionManager();
         PartnerTokenProvider tokens = new PartnerTokenProvider();
         tokens.setCamelContext(context);
-        tokens.setComponent("liveoddsHttp" + s);
+        // the partner's camel-http component, found by its scheme: by the push route's POST and the token request
+        String httpComponent = PartnerTokenProvider.COMPONENT + s;
+        context.getRegistry().bind(httpComponent, http.component(connections));
+        tokens.setComponent(httpComponent);
         tokens.setAuthUrl(p.authUrl());
         tokens.setClientId(p.clientId());
         tokens.setClientSecret(p.clientSecret());
@@ -235,27 +250,14 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         DeliveryGauges gauges = new DeliveryGauges(liveMatches, queue);
         gauges.setMeters(partnerMeters);
 
-        Map<String, Object> beans = new LinkedHashMap<>();
-        beans.put("liveoddsPartnerTls", tls);
-        beans.put("liveoddsPartnerHealth", health);
-        beans.put("liveoddsPartnerHttp", http);
-        beans.put("liveoddsPartnerConnections", connections);
-        beans.put("liveoddsHttp", http.component(connections));
-        beans.put("liveoddsPartnerTokenProvider", tokens);
-        beans.put("liveoddsBooking", booking);
-        beans.put("liveoddsLiveMatches", liveMatches);
-        beans.put("liveoddsHeartbeats", heartbeats);
-        beans.put("liveoddsPushes", pushes);
-        beans.put("liveoddsUnbooked", pushes.unbookedCheck());
-        beans.put("liveoddsDeliveryGauges", gauges);
-        beans.forEach((name, bean) -> registry.bind(name + s, bean));
         pauses.addPartner(p.name(), p.id(), health, partnerMeters);
         if (pauses.isPaused(p.name())) {
             // paused before the restart: nothing of it runs from the start (its source is held once the context runs)
             queue.pauseRuns();
         }
         deliveries.add(p.name(), QUEUE + s, booking, health, pushes, liveMatches, partnerMeters);
-        return new Kit(p, health, tokens, http, connections, queue, gauges, liveMatches, booking);
+        return new PartnerBeans(p, health, tokens, http, connections, queue, gauges, liveMatches, booking, pushes, heartbeats,
+                new LinkedHashMap<>());
     }
 
     private synchronized void addRoutes() throws Exception {
@@ -264,11 +266,17 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         }
         routesAdded = true;
         List<String> ids = new ArrayList<>();
-        for (Kit kit : kits) {
+        for (PartnerBeans kit : kits.all()) {
             PartnerSettings p = kit.settings();
             for (String template : TEMPLATES) {
                 ids.add(TemplatedRouteBuilder.builder(context, template)
                         .routeId(template + p.suffix())
+                        // camelCase: Camel takes a template parameter whose value is a local bean's name (a partner
+                        // named "tokens") for a reference to it
+                        .bean("partnerPushes", PartnerPushes.class, kit.pushes())
+                        .bean("unbookedPush", Predicate.class, kit.pushes().unbookedCheck())
+                        .bean("partnerTokens", PartnerTokenProvider.class, kit.tokens())
+                        .bean("partnerHeartbeats", Heartbeats.class, kit.heartbeats())
                         .parameter("suffix", p.suffix())
                         .parameter("partner", p.name())
                         .parameter("partnerId", p.id())
@@ -278,7 +286,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
                         .parameter("queueBytes", queueBytesShare)
                         .add());
             }
-            ids.add(addSourceRoute(p));
+            ids.add(addSourceRoute(kit));
             kit.gauges().register(context);
             if (!p.isSingle()) {
                 LOG.info("Partner {}: pushing to {} as partner id {}, booking {}", p.name(), p.baseUrl(), p.id(), p.booking());
@@ -301,13 +309,16 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
      * partner keeps a route of its own (the file source) has a template for the partners of a list only,
      * {@code liveodds-source-<source>-partner}.
      */
-    private String addSourceRoute(PartnerSettings p) throws Exception {
+    private String addSourceRoute(PartnerBeans kit) throws Exception {
+        PartnerSettings p = kit.settings();
         String route = "liveodds-source-" + source;
         String template = p.isSingle() || !hasTemplate(route + "-partner") ? route : route + "-partner";
         if (!hasTemplate(template)) {
             return null;
         }
-        return TemplatedRouteBuilder.builder(context, template)
+        TemplatedRouteBuilder builder = TemplatedRouteBuilder.builder(context, template);
+        kit.sourceBeans().forEach(builder::bean);
+        return builder
                 .routeId(route + p.suffix())
                 .parameter("suffix", p.suffix())
                 .parameter("partner", p.name())
@@ -343,7 +354,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         if (context.getRegistry().lookupByName("liveoddsPartners") != this) {
             return;
         }
-        for (Kit kit : kits) {
+        for (PartnerBeans kit : kits.all()) {
             if (pauses.isPaused(kit.settings().name())) {
                 steer(kit.settings().name(), true);
             }
@@ -360,7 +371,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
      * liveoddsDeliveries dead-letters a paused partner's pushes at once.
      */
     private void steer(String partner, boolean paused) throws Exception {
-        Kit kit = kits.stream().filter(k -> k.settings().name().equals(partner)).findFirst().orElseThrow();
+        PartnerBeans kit = kits.of(partner).orElseThrow();
         if (paused) {
             kit.queue().pauseRuns();
         } else {
@@ -387,7 +398,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
 
     @Override
     protected void doStop() throws Exception {
-        for (Kit kit : kits) {
+        for (PartnerBeans kit : kits.all()) {
             kit.tokens().stop();
             kit.http().stop();
             kit.connections().close();
@@ -404,8 +415,4 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
         return context;
     }
 
-    private record Kit(PartnerSettings settings, PartnerHealth health, PartnerTokenProvider tokens, PartnerHttp http,
-                       PoolingHttpClientConnectionManager connections, KeyedQueueEndpoint queue, DeliveryGauges gauges,
-                       LiveMatches liveMatches, Booking booking) {
-    }
 }

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every name README.md and docs/*.md give in backticks is one the bundle has: a bean ({@code liveoddsPushes}), a route,
+ * Every name README.md and docs/*.md give in backticks is one the bundle has: a bean ({@code liveoddsDeliveries}), a route,
  * route configuration or endpoint name ({@code liveodds-ingest}, {@code direct:liveodds-ingest}), a name of the
  * Kubernetes manifests, a Camel setting, a class, or a file of the repository. A partner's copy is named with its name ({@code liveodds-push-acme},
  * {@code liveoddsHttp[-<name>]}); the liveodds.* settings are DocsTest's.

@@ -32,6 +32,7 @@ public class DeliveryState {
     private long delayMillis;
     private PartnerAnswer last = new PartnerAnswer(0, null, null, null, null, false);
     private String reason;
+    private RetryPolicy.Decision decision;
 
     public DeliveryState(Push push, Instant firstAttemptAt) {
         this.push = push;
@@ -94,14 +95,6 @@ public class DeliveryState {
         return last.error();
     }
 
-    String getLastRetryAfter() {
-        return last.retryAfter();
-    }
-
-    String getLastLocation() {
-        return last.location();
-    }
-
     public Instant getFirstAttemptAt() {
         return firstAttemptAt;
     }
@@ -139,6 +132,15 @@ public class DeliveryState {
         if (this.outcome == null) {
             end(outcome, reason);
         }
+    }
+
+    /** The verdict on the last attempt, which the push route's choice carries out. */
+    RetryPolicy.Decision getDecision() {
+        return decision;
+    }
+
+    void judged(RetryPolicy.Decision decision) {
+        this.decision = decision;
     }
 
     void retryIn(long delayMillis, boolean after401) {

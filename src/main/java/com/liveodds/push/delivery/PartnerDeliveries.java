@@ -47,9 +47,9 @@ import org.apache.camel.support.SynchronizationAdapter;
  * <p>
  * A caller that keeps no backlog (variable {@value #NO_BACKLOG}: the HTTP source, whose producer waits on its
  * connection) is never held by one partner: a partner that is down (readiness) or whose queue is full gets the push
- * dead-lettered for it at once ({@code direct:liveodds-dead-letter-at-once}), replayable to it, while the others
+ * dead-lettered for it at once ({@code direct:liveodds-dead-letter}), replayable to it, while the others
  * deliver it; a push already queued for a partner that goes down is dead-lettered at its next failed attempt
- * ({@link PartnerPushes#retry}) instead of retried for up to {@code liveodds.delivery.max-elapsed}. A paused partner
+ * ({@link PartnerPushes#verdict}) instead of retried for up to {@code liveodds.delivery.max-elapsed}. A paused partner
  * (contract 24) is sent nothing: its queue holds what its source hands over, and a caller that waits for its push
  * (the HTTP source, a replay of a rejected message to every partner) gets it dead-lettered for that partner at once.
  */
@@ -59,7 +59,7 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
     public static final String PARTNER = "liveoddsPartner";
     /** Exchange variable, true: the caller keeps no backlog of its own (see above). */
     public static final String NO_BACKLOG = "liveoddsNoBacklog";
-    static final String DEAD_LETTER_AT_ONCE = "direct:liveodds-dead-letter-at-once";
+    static final String DEAD_LETTER_AT_ONCE = "direct:liveodds-dead-letter";
 
     private final Map<String, Partner> partners = new LinkedHashMap<>();
     private CamelContext context;

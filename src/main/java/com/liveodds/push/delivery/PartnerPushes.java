@@ -2,7 +2,6 @@ package com.liveodds.push.delivery;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -15,7 +14,6 @@ import com.liveodds.push.partner.Booking;
 import com.liveodds.push.partner.PartnerAnswer;
 import com.liveodds.push.partner.PartnerHealth;
 import com.liveodds.push.queue.KeyedQueueConstants;
-import com.liveodds.push.queue.RetryLater;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.apache.camel.CamelContext;
@@ -28,10 +26,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One partner's record of its pushes, the steps of its push route (routes/delivery.yaml) call in turn: the attempt
- * starts ({@link #attempt}), is answered ({@link #answered}), and ends delivered, again later ({@link #retry}: throws
- * {@link RetryLater}, the queue runs the push again after the back-off) or dead-lettered. Each step keeps the push's
- * {@link DeliveryState}, its meters (attempts by outcome, delivered, retried, dead-lettered, latency), the readiness
- * check {@code partner} and the status of its match; the route decides which step comes, this bean only keeps count.
+ * starts ({@link #attempt}), is answered and judged ({@link #answered}: the verdict the route's choice branches on),
+ * and ends delivered, runs again ({@link #retrying}: the route asks its queue for it) or is dead-lettered
+ * ({@link #deadLettered}). Each step keeps the push's {@link DeliveryState}, its meters (attempts by outcome, delivered,
+ * retried, dead-lettered, latency), the readiness check {@code partner} and the status of its match; the verdict is
+ * decided here, never thrown, and the route carries it out.
  */
 public class PartnerPushes implements CamelContextAware {
 
@@ -42,6 +41,10 @@ public class PartnerPushes implements CamelContextAware {
      * counted by its recovery, and not dead-lettered (its message stays retained; its own push had its own outcome).
      */
     public static final String RECOVERED = "liveoddsRecovered";
+    /** Exchange variable, the verdict on the attempt as the route's choice reads it ({@link RetryPolicy.Action#verdict}). */
+    static final String VERDICT = "verdict";
+    /** Exchange variable, a Duration: how long the push waits before it runs again, for a verdict that runs it again. */
+    static final String RETRY_IN = "retryIn";
     private static final String STARTED = "attemptStarted";
     private static final Logger LOG = LoggerFactory.getLogger(PartnerPushes.class);
     private static final String[] OUTCOMES = {"2xx", "401", "4xx", "5xx", "429", "timeout", "error"};
@@ -53,6 +56,8 @@ public class PartnerPushes implements CamelContextAware {
     private CamelContext camelContext;
     /** "Partner a: " before each log line of a partner of liveodds.partners; nothing for the single partner. */
     private volatile String who = "";
+    /** The partner's name in liveodds.partners (empty for the single partner), whose dead letters its pushes go to. */
+    private volatile String partner = "";
     private volatile Booking booking = Booking.ALL;
     private volatile BooleanSupplier deadLettersFull = () -> false;
     private volatile Consumer<String> pauseWhenFull = reason -> { };
@@ -77,7 +82,7 @@ public class PartnerPushes implements CamelContextAware {
     }
 
     /**
-     * {@link #unbooked} as the predicate of the push route's filter ({@code ref: liveoddsUnbooked}): the method language
+     * {@link #unbooked} as the predicate of the push route's filter ({@code unbookedPush}): the method language
      * would copy the exchange and wait on the copy for every push.
      */
     public Predicate unbookedCheck() {
@@ -102,11 +107,11 @@ public class PartnerPushes implements CamelContextAware {
     }
 
     /**
-     * The partner's answer, or why there was none (the exception the POST was caught with): timed by outcome
-     * ({@code liveodds_push_attempt_seconds}), told to the readiness check {@code partner} (unless no request went out
-     * for want of a token: the token provider told it) and to the status of the match. An answer whose body did not
-     * come in full leaves no status for the route's verdict: it is judged as no answer (a time-out, a dropped
-     * connection).
+     * The partner's answer, or why there was none (the exception the POST was caught with, or no token to be had):
+     * timed by outcome ({@code liveodds_push_attempt_seconds}), told to the readiness check {@code partner} (unless no
+     * request went out for want of a token: the token provider told it) and to the status of the match, and judged
+     * ({@link #verdict}): variables {@value #VERDICT} and {@value #RETRY_IN}. An answer whose body did not come in full
+     * is judged as no answer (a time-out, a dropped connection).
      */
     public void answered(Exchange exchange) {
         DeliveryState state = state(exchange);
@@ -124,6 +129,41 @@ public class PartnerPushes implements CamelContextAware {
         state.answered(answer);
         liveMatches.attempted(state.getPush().matchId(), state.getAttempts(), answer.status(), answer.error(),
                 !answer.isSuccess());
+        RetryPolicy.Decision decision = verdict(exchange, state, answer);
+        state.judged(decision);
+        exchange.setVariable(VERDICT, decision.action().verdict());
+        exchange.setVariable(RETRY_IN, decision.action().runsAgain() ? decision.delay() : null);
+    }
+
+    /**
+     * The verdict on the attempt (contract 7, 10, 16, 17, 22): the retry policy's on the answer (delivered, renew the
+     * token, retry after the back-off within the budget, dead letter), then what the partner's state adds. Superseded
+     * meanwhile, a push that did not get through is neither retried nor dead-lettered; one whose caller keeps no backlog
+     * is dead-lettered rather than retried while the partner is down; one to be dead-lettered while the partner's dead
+     * letters are full is held instead (the partner paused), to be judged again after its resume. Decides, never throws.
+     */
+    RetryPolicy.Decision verdict(Exchange exchange, DeliveryState state, PartnerAnswer answer) {
+        RetryPolicy.Decision decision = policy.decide(answer, state.getAttempts(), state.getFirstAttemptAt(), clock.instant(),
+                state.isRenewedFor401());
+        RetryPolicy.Action action = decision.action();
+        if (action == RetryPolicy.Action.DELIVERED || state.getPush().isHeartbeat()) {
+            return decision;
+        }
+        AtomicBoolean superseded = exchange.getProperty(KeyedQueueConstants.SUPERSEDED_MARK, AtomicBoolean.class);
+        if (superseded != null && superseded.get()) {
+            return new RetryPolicy.Decision(RetryPolicy.Action.SUPERSEDED, Duration.ZERO, DeliveryState.SUPERSEDED_REASON);
+        }
+        if (action.runsAgain() && !health.isUp()
+                && Boolean.TRUE.equals(exchange.getVariable(DEAD_LETTER_WHEN_DOWN, Boolean.class))) {
+            return new RetryPolicy.Decision(RetryPolicy.Action.DEAD_LETTER, Duration.ZERO,
+                    describe(state) + "; the partner is down (readiness) and the source keeps no backlog");
+        }
+        if (action == RetryPolicy.Action.DEAD_LETTER && !Boolean.TRUE.equals(exchange.getVariable(RECOVERED, Boolean.class))
+                && deadLettersFull.getAsBoolean()) {
+            return new RetryPolicy.Decision(RetryPolicy.Action.HELD, policy.maxBackoff(),
+                    "the partner's dead letters are full (liveodds.dead-letter.max-per-partner): " + decision.reason());
+        }
+        return decision;
     }
 
     public void delivered(Exchange exchange) {
@@ -150,66 +190,44 @@ public class PartnerPushes implements CamelContextAware {
     }
 
     /**
-     * A retryable answer (401, 408, 429, 5xx, none at all): throws {@link RetryLater} with the back-off (at once after
-     * a first 401, whose token the route has dropped; a longer {@code Retry-After} wins; never past the budget).
-     * Returns, the push to be dead-lettered, once the budget is spent, or at once when its caller keeps no backlog and
-     * the partner is down.
+     * A push that runs again, as judged ({@link #verdict}): counted and logged, after the back-off (after a 401 with a
+     * new token, at once the first time); superseded, it is left for the queue to end; held, its partner is paused.
      */
-    public void retry(Exchange exchange) {
-        giveUpIfSuperseded(exchange);
+    public void retrying(Exchange exchange) {
         DeliveryState state = state(exchange);
-        RetryPolicy.Decision decision = decide(state);
-        if (decision.action() == RetryPolicy.Action.RETRY && !health.isUp()
-                && Boolean.TRUE.equals(exchange.getVariable(DEAD_LETTER_WHEN_DOWN, Boolean.class))) {
-            decision = new RetryPolicy.Decision(RetryPolicy.Action.DEAD_LETTER, Duration.ZERO,
-                    describe(state) + "; the partner is down (readiness) and the source keeps no backlog");
+        RetryPolicy.Decision decision = state.getDecision();
+        switch (decision.action()) {
+            case SUPERSEDED -> {
+                // the queue ends it superseded
+            }
+            case HELD -> {
+                // contract 22: at the bound a push is neither dropped nor acknowledged; the partner is paused (contract
+                // 24) and the push held at the head of its match, judged again once it is resumed
+                pauseWhenFull.accept("dead letters full (liveodds.dead-letter.max-per-partner)");
+                state.retryIn(decision.delay().toMillis(), false);
+            }
+            default -> {
+                Push push = state.getPush();
+                state.retryIn(decision.delay().toMillis(), state.getLastStatus() == 401);
+                meters().retried.increment();
+                try (var log = MessageLogContext.of(exchange, push.matchId(), push.messageId())) {
+                    LOG.warn("{}Push {} attempt {} failed ({}{}); retrying in {} ms", who, push, state.getAttempts(),
+                            decision.reason(), state.getLastError() != null ? ": " + state.getLastError() : "",
+                            decision.delay().toMillis());
+                }
+            }
         }
-        if (decision.action() != RetryPolicy.Action.RETRY) {
-            deadLettered(exchange, state, decision.reason());
-            return;
-        }
-        Push push = state.getPush();
-        state.retryIn(decision.delay().toMillis(), state.getLastStatus() == 401);
-        meters().retried.increment();
-        try (var log = MessageLogContext.of(exchange, push.matchId(), push.messageId())) {
-            LOG.warn("{}Push {} attempt {} failed ({}{}); retrying in {} ms", who, push, state.getAttempts(), decision.reason(),
-                    state.getLastError() != null ? ": " + state.getLastError() : "", decision.delay().toMillis());
-        }
-        throw new RetryLater(decision.delay(), decision.reason());
-    }
-
-    /** Any other answer (3xx, never followed; another 4xx): dead-lettered at once. */
-    public void refused(Exchange exchange) {
-        giveUpIfSuperseded(exchange);
-        DeliveryState state = state(exchange);
-        deadLettered(exchange, state, decide(state).reason());
-    }
-
-    /** A push dead-lettered for this partner without an attempt (see {@link PartnerDeliveries}): counted and logged. */
-    void deadLetteredAtOnce(Push push, String reason) {
-        meters().deadLettered.increment();
-        LOG.error("{}Push {} dead-lettered without an attempt: {}", who, push, reason);
     }
 
     /**
-     * A snapshot of its match came in while this attempt was on the wire (contract 17): failed, it is neither retried
-     * nor dead-lettered but superseded, which the queue does with a push that asks to run again.
+     * A push the partner will not get, as judged ({@link #verdict}: a 3xx, never followed, another 4xx, the budget
+     * spent, the partner down for a caller that keeps no backlog): dead-lettered for its partner (variable
+     * {@link PartnerDeliveries#PARTNER}), or, recovered, refused and counted by its recovery.
      */
-    private static void giveUpIfSuperseded(Exchange exchange) {
-        AtomicBoolean superseded = exchange.getProperty(KeyedQueueConstants.SUPERSEDED_MARK, AtomicBoolean.class);
-        if (superseded != null && superseded.get()) {
-            throw new RetryLater(Duration.ZERO, DeliveryState.SUPERSEDED_REASON);
-        }
-    }
-
-    private RetryPolicy.Decision decide(DeliveryState state) {
-        PartnerAnswer answer = new PartnerAnswer(state.getLastStatus(), state.getLastRetryAfter(), state.getLastLocation(),
-                state.getLastResponseBody(), state.getLastError(), false);
-        return policy.decide(answer, state.getAttempts(), state.getFirstAttemptAt(), clock.instant(), state.isRenewedFor401());
-    }
-
-    private void deadLettered(Exchange exchange, DeliveryState state, String reason) {
+    public void deadLettered(Exchange exchange) {
+        DeliveryState state = state(exchange);
         Push push = state.getPush();
+        String reason = state.getDecision().reason();
         if (Boolean.TRUE.equals(exchange.getVariable(RECOVERED, Boolean.class))) {
             state.end(DeliveryState.Outcome.REFUSED, reason);
             try (var log = MessageLogContext.of(exchange, push.matchId(), push.messageId())) {
@@ -218,20 +236,19 @@ public class PartnerPushes implements CamelContextAware {
             }
             return;
         }
-        if (deadLettersFull.getAsBoolean()) {
-            // contract 22: at the bound a push is neither dropped nor acknowledged; the partner is paused (contract 24)
-            // and the push held at the head of its match, judged again once it is resumed
-            pauseWhenFull.accept("dead letters full (liveodds.dead-letter.max-per-partner)");
-            Duration wait = policy.maxBackoff();
-            state.retryIn(wait.toMillis(), false);
-            throw new RetryLater(wait, "the partner's dead letters are full (liveodds.dead-letter.max-per-partner): " + reason);
-        }
         state.end(DeliveryState.Outcome.DEAD_LETTERED, reason);
+        exchange.setVariable(PartnerDeliveries.PARTNER, partner);
         meters().deadLettered.increment();
         try (var log = MessageLogContext.of(exchange, push.matchId(), push.messageId())) {
             LOG.error("{}Push {} dead-lettered after {} attempts: {}{}", who, push, state.getAttempts(), reason,
                     state.getLastStatus() > 0 ? "" : " (" + state.getLastError() + ")");
         }
+    }
+
+    /** A push dead-lettered for this partner without an attempt (see {@link PartnerDeliveries}): counted and logged. */
+    void deadLetteredAtOnce(Push push, String reason) {
+        meters().deadLettered.increment();
+        LOG.error("{}Push {} dead-lettered without an attempt: {}", who, push, reason);
     }
 
     private static DeliveryState state(Exchange exchange) {
@@ -310,21 +327,22 @@ public class PartnerPushes implements CamelContextAware {
         this.booking = booking;
     }
 
-    /**
-     * Whether the partner has as many dead letters as it may have ({@code DeadLetterBudget#isFull}, wired by the
-     * partners' configuration): a push that would be dead-lettered is held instead.
-     */
     /** What pauses the partner, with the reason, when its dead letters are full. */
     public void setPauseWhenFull(Consumer<String> pauseWhenFull) {
         this.pauseWhenFull = pauseWhenFull;
     }
 
+    /**
+     * Whether the partner has as many dead letters as it may have ({@code DeadLetterBudget#isFull}, wired by the
+     * partners' configuration): a push that would be dead-lettered is held instead.
+     */
     public void setDeadLettersFull(BooleanSupplier deadLettersFull) {
         this.deadLettersFull = deadLettersFull;
     }
 
     /** The partner's name in liveodds.partners (empty for the single partner), named in each log line. */
     public void setPartner(String name) {
+        this.partner = name == null ? "" : name;
         this.who = name == null || name.isEmpty() ? "" : "Partner " + name + ": ";
     }
 

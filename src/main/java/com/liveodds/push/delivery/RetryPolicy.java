@@ -5,13 +5,14 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 
 import com.liveodds.push.partner.PartnerAnswer;
 
 /**
- * What to do after a push attempt (contract sections 7 and 10): 2xx delivered; 401 renew the token and retry at once,
- * once; 408, 429, 5xx, time-outs and connection errors retry with exponential back-off and jitter, honouring
+ * What to do after a push attempt (contract sections 7 and 10), decided and never thrown: 2xx delivered; 401 renew the
+ * token and retry at once, once; 408, 429, 5xx, time-outs and connection errors retry with exponential back-off and jitter, honouring
  * {@code Retry-After}, while the retry budget lasts; a 3xx (never followed) and any other status dead-letter at once.
  * <p>
  * A wait never reaches past the budget: a {@code Retry-After} (or back-off step) longer than the time left is cut to
@@ -55,9 +56,29 @@ public class RetryPolicy {
         this.maxElapsed = maxElapsed;
     }
 
-    public enum Action { DELIVERED, RETRY, DEAD_LETTER }
+    /**
+     * The verdict on an attempt. RENEW_TOKEN: a 401 tried again with a new token (at once the first time); RETRY: tried
+     * again after the back-off. {@link PartnerPushes} adds SUPERSEDED (a snapshot of its match came in while it was on
+     * the wire: the queue ends it, contract 17) and HELD (its partner's dead letters are full: the partner is paused
+     * and the push waits at the head of its match, contract 22).
+     */
+    public enum Action {
+        DELIVERED, RENEW_TOKEN, RETRY, SUPERSEDED, HELD, DEAD_LETTER;
 
-    /** @param delay how long to wait before the next attempt (RETRY only) */
+        private final String verdict = name().toLowerCase(Locale.ROOT).replace('_', '-');
+
+        /** As the push route's choice names it: {@code renew-token}, {@code dead-letter}, ... */
+        public String verdict() {
+            return verdict;
+        }
+
+        /** Whether the push runs again (RENEW_TOKEN, RETRY, SUPERSEDED, HELD): the queue is asked for it. */
+        public boolean runsAgain() {
+            return this != DELIVERED && this != DEAD_LETTER;
+        }
+    }
+
+    /** @param delay how long to wait before the next attempt (zero unless it runs again) */
     public record Decision(Action action, Duration delay, String reason) {
         static Decision delivered() {
             return new Decision(Action.DELIVERED, Duration.ZERO, null);
@@ -80,7 +101,7 @@ public class RetryPolicy {
                     "HTTP " + status + " redirect to " + printable(answer.location()) + " is not followed");
         }
         if (status == 401 && !renewedFor401) {
-            return new Decision(Action.RETRY, Duration.ZERO, "HTTP 401, token renewed");
+            return new Decision(Action.RENEW_TOKEN, Duration.ZERO, "HTTP 401, token renewed");
         }
         boolean retryable = status == 0 || status == 401 || status == 408 || status == 429 || status >= 500;
         if (!retryable) {
@@ -99,7 +120,8 @@ public class RetryPolicy {
         if (delay.compareTo(left) > 0) {
             delay = left;
         }
-        return new Decision(Action.RETRY, delay, status == 0 ? "no answer" : "HTTP " + status);
+        // a later 401 (the renewed token refused too) waits out the back-off, and a new token is asked for again
+        return new Decision(status == 401 ? Action.RENEW_TOKEN : Action.RETRY, delay, status == 0 ? "no answer" : "HTTP " + status);
     }
 
     /** Exponential back-off with "equal jitter": half the step fixed, half random, so retries of many matches spread out. */

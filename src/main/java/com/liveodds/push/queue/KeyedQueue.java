@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * <p>
  * An exchange ends once, when its route completes (done), fails (it and the exchanges queued behind it on its key go
  * back to their sources), is superseded, or is handed back (stopping, withdrawn). Only then do the completions it took
- * over from its source run: a {@link RetryLater} from the route is no end, the exchange runs again after the delay.
+ * over from its source run: a run that asks for a retry (header {@link KeyedQueueConstants#RETRY_AFTER}) is no end, the
+ * exchange runs again after the delay.
  */
 final class KeyedQueue {
 
@@ -335,19 +336,19 @@ final class KeyedQueue {
     /** What the route's end decides: done, again later, or failed (its key's waiting exchanges go back with it). */
     private Key afterRun(Key key, Entry entry) {
         Exchange exchange = entry.exchange;
-        RetryLater retry = retryOf(exchange.getException());
-        if (retry == null) {
-            if (exchange.isFailed()) {
-                noticeFatal(exchange.getException());
-                return finish(key, entry, Ending.FAILED, null);
-            }
+        Long retryAfter = exchange.getMessage().getHeader(KeyedQueueConstants.RETRY_AFTER, Long.class);
+        exchange.getMessage().removeHeader(KeyedQueueConstants.RETRY_AFTER);
+        if (exchange.isFailed()) {
+            noticeFatal(exchange.getException());
+            return finish(key, entry, Ending.FAILED, null);
+        }
+        if (retryAfter == null) {
             return finish(key, entry, Ending.DONE, null);
         }
         if (entry.superseded.get()) {
             return finish(key, entry, Ending.SUPERSEDED, null);
         }
-        exchange.setException(null);
-        long delay = retry.delay().toMillis();
+        long delay = retryAfter;
         lock.lock();
         try {
             if (stopping) {
@@ -683,15 +684,6 @@ final class KeyedQueue {
         exchange.getExchangeExtension().setErrorHandlerHandled(null);
         exchange.getExchangeExtension().setRedeliveryExhausted(false);
         exchange.getExchangeExtension().setFailureHandled(false);
-    }
-
-    private static RetryLater retryOf(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof RetryLater retry) {
-                return retry;
-            }
-        }
-        return null;
     }
 
     /** The copy a producer queues: the source's completions move to it, so they run when it ends. */

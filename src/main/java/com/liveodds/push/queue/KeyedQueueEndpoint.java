@@ -16,7 +16,8 @@ import org.apache.camel.support.DefaultEndpoint;
 /**
  * {@code liveoddsQueue:name[?options]}: the exchanges sent to it run the route that consumes it one per key at a time,
  * in the order they were sent, up to {@code maxInFlight} keys at once. The key is the header
- * {@value KeyedQueueConstants#KEY}. The queue's options are those of the consuming endpoint; a producing endpoint only
+ * {@value KeyedQueueConstants#KEY}; a run that sets the header {@value KeyedQueueConstants#RETRY_AFTER} runs again
+ * after that delay, at the head of its key. The queue's options are those of the consuming endpoint; a producing endpoint only
  * chooses {@code blockWhenFull}. The options are listed in docs/architecture.md.
  */
 @UriEndpoint(firstVersion = "1.0.0", scheme = "liveoddsQueue", title = "Keyed queue", syntax = "liveoddsQueue:name",

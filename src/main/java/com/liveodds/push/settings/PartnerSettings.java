@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
 /**
  * One partner the bundle delivers to (contract section 16): the single partner of {@code liveodds.partner.*} (name
  * empty), or partner N of {@code liveodds.partners} with its {@code liveodds.partners.N.*} settings. Its {@link #suffix()}
- * names its beans, routes and endpoints ({@code liveoddsPushes-N}, {@code liveodds-push-N}); the single partner's
+ * names its routes, endpoints and components ({@code liveodds-push-N}, {@code liveoddsHttp-N}); the single partner's
  * have no suffix, so a one-partner deployment is named exactly as before.
  */
 public record PartnerSettings(String name, String id, String baseUrl, String authUrl, String clientId,

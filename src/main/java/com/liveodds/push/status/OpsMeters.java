@@ -7,9 +7,9 @@ import java.util.Optional;
 import java.util.function.ToDoubleFunction;
 
 import com.liveodds.push.deadletter.DeadLetterStore;
+import com.liveodds.push.delivery.PartnerBeans;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ops.Meters;
-import com.liveodds.push.partner.PartnerState;
 import com.liveodds.push.token.PartnerTokenProvider;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -39,13 +39,13 @@ public class OpsMeters {
         MeterRegistry registry = bundle.registry();
         for (String partner : Partners.names(context)) {
             Tags tags = bundle.forPartner(partner).tags();
-            Partners.bean(context, partner, "liveoddsPartnerTokenProvider", PartnerTokenProvider.class).ifPresent(tokens ->
+            Partners.beans(context, partner).map(PartnerBeans::tokens).ifPresent(tokens ->
                     gauge(registry, "liveodds.token.expires_in", "seconds", "Life left of the partner access token (NaN: no token)",
                             tags, tokens, OpsMeters::secondsLeft));
             // the partner's health is looked up at scrape time, as it was before partners came in a list
             gauge(registry, "liveodds.partner.up", null, "1 while the partner answers, 0 while it is down (readiness check partner)",
-                    tags, context, c -> Partners.bean(c, partner, "liveoddsPartnerHealth", PartnerState.class)
-                            .map(p -> p.partner().up() ? 1.0 : 0.0).orElse(Double.NaN));
+                    tags, context, c -> Partners.beans(c, partner)
+                            .map(p -> p.health().partner().up() ? 1.0 : 0.0).orElse(Double.NaN));
         }
         find(context, DeadLetterStore.class).ifPresent(store -> deadLetters(registry, bundle, Partners.names(context), store));
         find(context, UpstreamLiveness.class).ifPresent(upstream -> gauge(registry, "liveodds.upstream.up", null,

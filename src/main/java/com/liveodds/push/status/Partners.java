@@ -3,14 +3,15 @@ package com.liveodds.push.status;
 import java.util.List;
 import java.util.Optional;
 
+import com.liveodds.push.delivery.PartnerBeans;
+import com.liveodds.push.delivery.PartnerDirectory;
 import com.liveodds.push.settings.PartnerSettings;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.PropertiesComponent;
 
 /**
  * The partners as operations read them: their names from {@code liveodds.partners} ("" alone for the single partner of
- * {@code liveodds.partner.*}), and each partner's beans by name, which carry its suffix ({@code liveoddsPartnerHealth-a};
- * none for the single partner), as LiveoddsPartners binds them.
+ * {@code liveodds.partner.*}), and each partner's beans, as LiveoddsPartners made them (liveoddsPartnerDirectory).
  */
 final class Partners {
 
@@ -29,9 +30,10 @@ final class Partners {
         return !(names.size() == 1 && names.get(0).isEmpty());
     }
 
-    /** The partner's bean {@code name} ({@code liveoddsPartnerHealth}) of the given type, if bound. */
-    static <T> Optional<T> bean(CamelContext context, String partner, String name, Class<T> type) {
-        return Optional.ofNullable(context.getRegistry().lookupByNameAndType(name + (partner.isEmpty() ? "" : "-" + partner), type));
+    /** The partner's beans, as liveoddsPartners made them, if it did. */
+    static Optional<PartnerBeans> beans(CamelContext context, String partner) {
+        PartnerDirectory partners = context.getRegistry().lookupByNameAndType("liveoddsPartnerDirectory", PartnerDirectory.class);
+        return partners == null ? Optional.empty() : partners.of(partner);
     }
 
     /** A setting of the partner ({@code id} → {@code liveodds.partners.a.id}), or null. */

@@ -14,18 +14,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.liveodds.push.deadletter.DeadLetterStore;
+import com.liveodds.push.delivery.PartnerBeans;
 import com.liveodds.push.heartbeat.LiveMatches;
 import com.liveodds.push.heartbeat.MatchStatus;
-import com.liveodds.push.heartbeat.MatchStatuses;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ops.Meters;
 import com.liveodds.push.partner.PartnerPauses;
-import com.liveodds.push.partner.PartnerState;
 import com.liveodds.push.partner.PartnerStatus;
 import com.liveodds.push.recovery.Recoveries;
 import com.liveodds.push.settings.Timestamps;
 import com.liveodds.push.source.SourceHealthCheck;
-import com.liveodds.push.token.PartnerTokenProvider;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
@@ -140,14 +138,14 @@ public class StatusReport implements CamelContextAware {
     /** One partner's connection: state, last success, failure and error, token life. */
     private ObjectNode partner(String name, Instant now) {
         ObjectNode partner = mapper.createObjectNode();
-        Optional<PartnerStatus> status = Partners.bean(camelContext, name, "liveoddsPartnerHealth", PartnerState.class)
-                .map(PartnerState::partner);
+        Optional<PartnerStatus> status = Partners.beans(camelContext, name)
+                .map(beans -> beans.health().partner());
         partner.put("state", status.map(s -> s.up() ? "UP" : "DOWN").orElse("UNKNOWN"));
         partner.put("last_success", status.map(PartnerStatus::lastSuccess).map(Timestamps::format).orElse(null));
         partner.put("last_failure", status.map(PartnerStatus::lastFailure).map(Timestamps::format).orElse(null));
         partner.put("last_error", status.map(PartnerStatus::lastError).orElse(null));
-        Instant expiresAt = Partners.bean(camelContext, name, "liveoddsPartnerTokenProvider", PartnerTokenProvider.class)
-                .map(PartnerTokenProvider::expiresAt).orElse(null);
+        Instant expiresAt = Partners.beans(camelContext, name)
+                .map(beans -> beans.tokens().expiresAt()).orElse(null);
         if (expiresAt == null) {
             partner.putNull("token_expires_in_s");
         } else {
@@ -196,7 +194,7 @@ public class StatusReport implements CamelContextAware {
             partner.setAll(partner(name, now));
             String booking = Partners.setting(camelContext, name, "booking");
             partner.put("booking", booking == null || booking.isBlank() ? "all" : booking.trim());
-            Optional<LiveMatches> live = Partners.bean(camelContext, name, "liveoddsLiveMatches", LiveMatches.class);
+            Optional<LiveMatches> live = Partners.beans(camelContext, name).map(PartnerBeans::liveMatches);
             partner.put("live_matches", live.map(LiveMatches::liveCount).orElse(0));
             partner.put("backlog", live.map(LiveMatches::backlog).orElse(0));
             partner.put("matches_retrying", live.map(LiveMatches::retryingCount).orElse(0));
@@ -209,8 +207,8 @@ public class StatusReport implements CamelContextAware {
     private ArrayNode matches(List<String> partners, boolean several) {
         List<Map.Entry<String, MatchStatus>> statuses = new ArrayList<>();
         for (String partner : partners) {
-            Partners.bean(camelContext, partner, "liveoddsLiveMatches", MatchStatuses.class)
-                    .ifPresent(live -> live.matches().forEach(m -> statuses.add(Map.entry(partner, m))));
+            Partners.beans(camelContext, partner)
+                    .ifPresent(beans -> beans.liveMatches().matches().forEach(m -> statuses.add(Map.entry(partner, m))));
         }
         statuses.sort(Map.Entry.<String, MatchStatus>comparingByValue(STUCK_FIRST).thenComparing(Map.Entry.comparingByKey()));
         ArrayNode matches = mapper.createArrayNode();

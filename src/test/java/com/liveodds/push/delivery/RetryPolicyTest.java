@@ -25,12 +25,12 @@ class RetryPolicyTest {
     }
 
     @Test
-    void firstUnauthorizedRetriesAtOnceThenBacksOff() {
+    void firstUnauthorizedRenewsTheTokenAtOnceThenBacksOff() {
         RetryPolicy.Decision first = policy.decide(answer(401, null, null), 1, start, start, false);
-        assertThat(first.action()).isEqualTo(Action.RETRY);
+        assertThat(first.action()).isEqualTo(Action.RENEW_TOKEN);
         assertThat(first.delay()).isZero();
         RetryPolicy.Decision second = policy.decide(answer(401, null, null), 2, start, start, true);
-        assertThat(second.action()).isEqualTo(Action.RETRY);
+        assertThat(second.action()).isEqualTo(Action.RENEW_TOKEN);
         assertThat(second.delay()).isPositive();
     }
 

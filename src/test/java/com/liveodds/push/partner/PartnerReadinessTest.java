@@ -27,7 +27,7 @@ class PartnerReadinessTest {
 
             await().atMost(Duration.ofSeconds(20)).until(() -> partnerDown(service.management("/observe/health")));
             assertThat(service.management("/observe/health/live").statusCode()).as("liveness stays up").isEqualTo(200);
-            PartnerHealth health = service.bean("liveoddsPartnerHealth", PartnerHealth.class);
+            PartnerHealth health = service.partner("").health();
             assertThat(health.partner().lastError()).contains("token request").contains("HTTP 503");
             assertThat(partner.pushes()).as("no push goes out without a token").isEmpty();
 

@@ -102,9 +102,9 @@ class HttpSourcePartnersTest {
             assertThat(Duration.ofNanos(System.nanoTime() - firstStarted)).as("far short of the retry budget")
                     .isLessThan(Duration.ofMinutes(2));
             assertThat(ids(b)).hasSizeGreaterThan(1).allMatch("down-1"::equals);
-            PartnerHealth healthOfB = service.bean("liveoddsPartnerHealth-b", PartnerHealth.class);
+            PartnerHealth healthOfB = service.partner("b").health();
             await().atMost(Duration.ofSeconds(30)).until(() -> !healthOfB.isUp());
-            assertThat(service.bean("liveoddsPartnerHealth-a", PartnerHealth.class).isUp()).isTrue();
+            assertThat(service.partner("a").health().isUp()).isTrue();
 
             // b is down now: its messages are dead-lettered for it at once, a gets them as fast as ever
             for (int i = 2; i <= 6; i++) {
@@ -152,7 +152,7 @@ class HttpSourcePartnersTest {
             CompletableFuture<HttpResponse<String>> slow = postAsync(service, Messages.odds("full-1", Messages.external("1", 900)));
             await().atMost(Duration.ofSeconds(5)).until(() -> ids(a).contains("full-1"));
             // a's one place is free again once its push has settled, a moment after the partner took it
-            await().atMost(Duration.ofSeconds(5)).until(() -> service.bean("liveoddsLiveMatches-a", LiveMatches.class).backlog() == 0);
+            await().atMost(Duration.ofSeconds(5)).until(() -> service.partner("a").liveMatches().backlog() == 0);
 
             long started = System.nanoTime();
             JsonNode second = JSON.readTree(accepted(service, Messages.odds("full-2", Messages.external("2", 901))));

@@ -203,7 +203,7 @@ class KafkaPartnersTest {
     }
 
     private static KafkaPartitions partitions(RunningService service, String partner) {
-        return service.bean("liveoddsKafkaPartitions-" + partner, KafkaPartitions.class);
+        return service.kafkaPartitions(partner);
     }
 
     private static long lag(EmbeddedKafka kafka, String group) throws Exception {

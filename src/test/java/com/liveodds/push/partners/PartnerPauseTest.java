@@ -148,7 +148,7 @@ class PartnerPauseTest {
                     .set("liveodds.source.kafka.session-timeout", "6s")
                     .start()) {
                 for (String partner : List.of("a", "b", "c")) {
-                    KafkaPartitions owned = service.bean("liveoddsKafkaPartitions-" + partner, KafkaPartitions.class);
+                    KafkaPartitions owned = service.kafkaPartitions(partner);
                     await().atMost(Duration.ofSeconds(60)).until(() -> owned.owned().size() == partitions);
                 }
                 assertThat(pause(service, "c").statusCode()).isEqualTo(200);
@@ -160,7 +160,7 @@ class PartnerPauseTest {
                         && delivered(b, "first").size() == sizeFor(BOOKED_BY_B));
                 await().during(NOTHING_FOR).atMost(NOTHING_FOR.plusSeconds(5)).until(() -> c.arrivals().isEmpty());
                 // c's group stays in the group (its partitions are still its own) and commits nothing: its lag is the batch
-                assertThat(service.bean("liveoddsKafkaPartitions-c", KafkaPartitions.class).owned()).hasSize(partitions);
+                assertThat(service.kafkaPartitions("c").owned()).hasSize(partitions);
                 assertThat(kafka.lag("g-paused-c", topic, partitions)).isEqualTo(ThreePartners.batch("first").size());
 
                 resume(service, "c");

@@ -60,14 +60,14 @@ class KeyedQueueComponentTest {
                         })
                         .process(e -> {
                             if (e.getProperty(org.apache.camel.ExchangePropertyKey.EXCEPTION_CAUGHT) != null) {
-                                throw new RetryLater(Duration.ZERO, "no answer");
+                                e.getMessage().setHeader(KeyedQueueConstants.RETRY_AFTER, Duration.ZERO);
                             }
                         });
                 from("liveoddsQueue:heavy?maxInFlight=4&maxBytes=100").routeId("heavy")
-                        .process(e -> run(e.getMessage().getBody(String.class)));
+                        .process(e -> run(e));
                 from("liveoddsQueue:q?maxInFlight=4&size=8&supersede=true&handBackWhen=#bean:withdrawn")
                         .routeId("consumer")
-                        .process(e -> run(e.getMessage().getBody(String.class)));
+                        .process(e -> run(e));
             }
         });
         context.start();
@@ -80,7 +80,8 @@ class KeyedQueueComponentTest {
         context.stop();
     }
 
-    private void run(String body) throws Exception {
+    private void run(Exchange exchange) throws Exception {
+        String body = exchange.getMessage().getBody(String.class);
         runs.add(body);
         Error error = errors.remove(body);
         if (error != null) {
@@ -92,7 +93,7 @@ class KeyedQueueComponentTest {
         }
         AtomicInteger left = retries.get(body);
         if (left != null && left.getAndDecrement() > 0) {
-            throw new RetryLater(retryDelay.getOrDefault(body, Duration.ZERO), "again");
+            exchange.getMessage().setHeader(KeyedQueueConstants.RETRY_AFTER, retryDelay.getOrDefault(body, Duration.ZERO));
         }
     }
 

@@ -20,6 +20,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import com.liveodds.push.LiveoddsPush;
+import com.liveodds.push.delivery.PartnerBeans;
+import com.liveodds.push.delivery.PartnerDirectory;
+import com.liveodds.push.source.kafka.KafkaPartitions;
 import org.apache.camel.CamelContext;
 import org.apache.camel.main.Main;
 import org.apache.camel.util.FileUtil;
@@ -54,6 +57,16 @@ public final class RunningService implements AutoCloseable {
 
     public <T> T bean(String name, Class<T> type) {
         return context().getRegistry().lookupByNameAndType(name, type);
+    }
+
+    /** The beans of partner {@code name} of liveodds.partners (empty: the single partner), as its routes have them. */
+    public PartnerBeans partner(String name) {
+        return bean("liveoddsPartnerDirectory", PartnerDirectory.class).of(name).orElseThrow();
+    }
+
+    /** The Kafka source's partitions of partner {@code name} (empty: the single partner), a bean of its source route's. */
+    public KafkaPartitions kafkaPartitions(String name) {
+        return (KafkaPartitions) partner(name).sourceBeans().get("kafkaPartitions");
     }
 
     public String setting(String key) {

@@ -91,10 +91,10 @@ class RecoveryScaleOutTest {
         logs = CapturedLogs.of(ControlTopic.class);
         kafka.createTopic(TOPIC, PARTITIONS);
         b = instance("b");
-        ofB = b.bean("liveoddsKafkaPartitions", KafkaPartitions.class);
+        ofB = b.kafkaPartitions("");
         await().atMost(LONG).until(() -> ofB.owned().size() == PARTITIONS);
         a = instance("a");
-        ofA = a.bean("liveoddsKafkaPartitions", KafkaPartitions.class);
+        ofA = a.kafkaPartitions("");
         await().atMost(LONG).until(() -> ofA.owned().size() == PARTITIONS / 2 && ofB.owned().size() == PARTITIONS / 2);
 
         // each match's history, delivered live by the instance that owns its partition

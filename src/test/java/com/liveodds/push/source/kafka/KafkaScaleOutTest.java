@@ -75,7 +75,7 @@ class KafkaScaleOutTest {
             }, 0, 1, TimeUnit.SECONDS);
 
             RunningService b = instance(kafka, partner);
-            KafkaPartitions ofB = b.bean("liveoddsKafkaPartitions", KafkaPartitions.class);
+            KafkaPartitions ofB = b.kafkaPartitions("");
             await().atMost(Duration.ofSeconds(30)).until(() -> ofB.owned().size() == PARTITIONS);
             AutoCloseable a = crash ? ServiceProcess.start(processSettings(kafka, partner), work.resolve("instance-a.log"))
                     : instance(kafka, partner);

@@ -79,7 +79,7 @@ class KafkaSourceTest {
             assertThat(pushOf("k-settle").getUrl()).isEqualTo("/partner/v1/liveodds/42/match:71052/market_settlement");
             assertThat(pushOf("k-odds").getHeaders().keys()).noneMatch(h -> h.toLowerCase().startsWith("kafka") || h.startsWith("Camel"));
             assertThat(service.management("/observe/health").statusCode()).isEqualTo(200);
-            assertThat(service.bean("liveoddsKafkaPartitions", KafkaPartitions.class).owned()).hasSize(PARTITIONS);
+            assertThat(service.kafkaPartitions("").owned()).hasSize(PARTITIONS);
         }
     }
 
@@ -187,8 +187,8 @@ class KafkaSourceTest {
             await().atMost(Duration.ofSeconds(30)).until(() -> keys.stream().allMatch(k -> attemptsOf("k-move-" + k + "-1") >= 2));
 
             try (RunningService second = kafkaService(topic, "g-moving")) {
-                KafkaPartitions firstOwns = first.bean("liveoddsKafkaPartitions", KafkaPartitions.class);
-                KafkaPartitions secondOwns = second.bean("liveoddsKafkaPartitions", KafkaPartitions.class);
+                KafkaPartitions firstOwns = first.kafkaPartitions("");
+                KafkaPartitions secondOwns = second.kafkaPartitions("");
                 await().atMost(Duration.ofSeconds(40)).until(() -> firstOwns.owned().size() == 1 && secondOwns.owned().size() == 1);
                 failing.forEach(partner.server()::removeStub);
 
