@@ -30,6 +30,7 @@ import org.apache.camel.spi.ReactiveExecutor;
 import org.apache.camel.support.AsyncProcessorConverterHelper;
 import org.apache.camel.support.AsyncProcessorSupport;
 import org.apache.camel.support.DefaultMessage;
+import org.apache.camel.support.ExchangeHelper;
 import org.apache.camel.support.SynchronizationAdapter;
 import org.apache.camel.support.service.ServiceHelper;
 
@@ -140,7 +141,9 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
                 partner.notBooked().increment();
                 continue;
             }
-            Exchange copy = exchange.copy();
+            // a copy of its own unit of work: exchange.copy() shares the caller's, whose completions (the file's) the
+            // queue would then take over with the partner's
+            Exchange copy = ExchangeHelper.createCorrelatedCopy(exchange, false, true);
             copy.setPattern(ExchangePattern.InOnly);
             copy.removeVariable(SourceHandover.Shared.VARIABLE);
             copy.setVariable(PARTNER, name);

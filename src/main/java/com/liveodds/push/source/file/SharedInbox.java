@@ -11,6 +11,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -47,8 +48,11 @@ import org.slf4j.LoggerFactory;
  * a rejected or alive message) is done with the file as the route's exchange ends. No partner waits for another.
  * <p>
  * A partner takes a file it is neither done with nor has in hand, while it has fewer files in hand than its share of
- * {@code liveodds.delivery.queue-size}; a partner that was full when the poll began, runs full or has a copy handed back
- * during it takes nothing more in that poll, so each partner gets its files in file-name order. A file stays in the
+ * {@code liveodds.delivery.queue-size}. A listing is led by the partners down to half that room: a file is read when
+ * one of them needs it, and then taken by every partner with room that needs it too, so partners that keep pace share
+ * one reading of each file rather than each reading it when its own room comes back. A partner that was full when the
+ * poll began, runs full, needs a file no leading partner needs, or has a copy handed back during the poll takes
+ * nothing more in it, so each partner gets its files in file-name order. A file stays in the
  * inbox until every partner is done with it, then moves to {@code .done/}. So a partner that is down holds at most its
  * files in hand; its backlog waits in the inbox, costs the listing a look-up by name per file, and is read and judged
  * again when the partner has room (a rejected message is dead-lettered and counted once all the same: its key marks
@@ -128,8 +132,9 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
             boolean room = share.hasRoom();
             // a paused partner is no starved one: its resume is seen by the listing at least once a second
             share.open = room && !paused.test(share.partner);
+            share.leads = share.open && share.wantsMore();
             share.refused = false;
-            starve(share, !room);
+            starve(share, !share.leads);
         }
         return true;
     }
@@ -154,10 +159,10 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         }
     }
 
-    /** Whether the partner's room ran out in this listing: then the file it finishes next calls for another. */
+    /** Whether the partner wants files it does not get in this listing: then its finishing calls for another. */
     private void starve(Share share, boolean starved) {
         share.starved = starved;
-        if (starved && share.hasRoom()) {
+        if (starved && share.wantsMore()) {
             changed.set(true); // room came back meanwhile
         }
     }
@@ -191,8 +196,9 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     }
 
     /**
-     * By name alone, before the file component makes anything of the entry: skipped when no open partner needs it,
-     * unless every partner is done with it (then {@link #take} moves it).
+     * By name alone, before the file component makes anything of the entry: skipped when no leading partner needs it,
+     * unless every partner is done with it (then {@link #share} moves it). An open partner that needs a file skipped so
+     * takes no later one in this poll, so that it is not given a later file along with a leading partner before this one.
      */
     @Override
     public Boolean accept(String name) {
@@ -200,12 +206,20 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         boolean allDone = true;
         for (Share share : shares) {
             boolean done = share.progress.isDone(key);
-            if (!done && share.open && !share.inHand.contains(key)) {
+            if (!done && share.leads && !share.inHand.contains(key)) {
                 return null;
             }
             allDone &= done;
         }
-        return allDone ? null : Boolean.FALSE;
+        if (allDone) {
+            return null;
+        }
+        for (Share share : shares) {
+            if (share.open && !share.progress.isDone(key) && !share.inHand.contains(key)) {
+                share.refused = true;
+            }
+        }
+        return Boolean.FALSE;
     }
 
     @Override
@@ -230,6 +244,8 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
                 return;
             }
             boolean allDone = true;
+            boolean led = false;
+            List<Share> wanting = new ArrayList<>(shares.size());
             for (Share share : shares) {
                 // in hand first: a partner that finishes a file is done with it before the file leaves its hands
                 if (share.inHand.contains(key) || share.progress.isDone(key)) {
@@ -237,10 +253,13 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
                     continue;
                 }
                 allDone = false;
-                if (!share.open || share.refused) {
-                    continue;
+                if (share.open && !share.refused) {
+                    wanting.add(share);
+                    led |= share.leads;
                 }
-                if (share.hasRoom()) {
+            }
+            for (Share share : wanting) {
+                if (led && share.hasRoom()) {
                     share.inHand.add(key);
                     taking.takers.put(share.partner, share);
                 } else {
@@ -268,7 +287,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
                     share.partner, LogSafe.escape(e.getMessage()));
         }
         share.inHand.remove(key);
-        if (share.starved) {
+        if (share.starved && share.wantsMore()) {
             changed.set(true);
         }
         if (shares.stream().allMatch(s -> s.progress.isDone(key))) {
@@ -366,14 +385,15 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     }
 
     /**
-     * A partner's part: its progress, its files in hand; open is the lister thread's, for the poll under way, and so is
-     * refused, which a refusal of its queue also sets.
+     * A partner's part: its progress, its files in hand; open and leads are the lister thread's, for the poll under
+     * way, and so is refused, which a refusal of its queue also sets.
      */
     private final class Share {
         private final String partner;
         private final PartnerProgress progress;
         private final Set<String> inHand = ConcurrentHashMap.newKeySet();
         private boolean open;
+        private boolean leads;
         private volatile boolean refused;
         private volatile boolean starved;
 
@@ -384,6 +404,11 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
 
         boolean hasRoom() {
             return inHand.size() < mostInHand;
+        }
+
+        /** Down to half its room: it leads a listing, and the partners with room that need the same files join it. */
+        boolean wantsMore() {
+            return inHand.size() < Math.max(1, mostInHand / 2);
         }
     }
 }
