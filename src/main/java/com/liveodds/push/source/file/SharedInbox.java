@@ -129,12 +129,12 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
             return false;
         }
         for (Share share : shares) {
-            boolean room = share.hasRoom();
-            // a paused partner is no starved one: its resume is seen by the listing at least once a second
-            share.open = room && !paused.test(share.partner);
+            boolean pausedNow = paused.test(share.partner);
+            share.open = share.hasRoom() && !pausedNow;
             share.leads = share.open && share.wantsMore();
             share.refused = false;
-            starve(share, !share.leads);
+            // a paused partner is no starved one: its resume is seen by the listing at least once a second
+            starve(share, !pausedNow && !share.leads);
         }
         return true;
     }
