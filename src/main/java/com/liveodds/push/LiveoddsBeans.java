@@ -10,7 +10,6 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
 import org.apache.camel.component.jms.JmsComponent;
-import org.apache.camel.component.seda.SedaComponent;
 import org.apache.camel.spi.Registry;
 
 import com.liveodds.push.auth.BearerAuthenticator;
@@ -201,15 +200,14 @@ public class LiveoddsBeans implements CamelContextAware {
 
     /**
      * routes/source-file.yaml: only regular files up to the size limit are read, in file-name order; with several
-     * partners the inbox is listed once for all of them, each partner's files on its own queue of a seda component
-     * of the bundle's own (the host's seda stays untouched), a file moved to .done/ once every partner is done with it.
+     * partners the inbox is listed and each file read once for all of them, a file moved to .done/ once every partner
+     * is done with it.
      */
     private void fileSource(DeadLetterStore deadLetters, Rejections rejections, UpstreamLiveness upstream, int queueShare,
                             PartnerPauses pauses) {
         InboxGuard guard = new InboxGuard(deadLetters, rejections, upstream);
         guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
         bind("liveoddsInboxGuard", guard);
-        bind("liveoddsSeda", new SedaComponent());
         SharedInbox inbox = new SharedInbox(guard);
         inbox.setDir(settings.text("liveodds.source.file.dir"));
         inbox.setPartners(settings.text("liveodds.partners", ""));
@@ -217,7 +215,6 @@ public class LiveoddsBeans implements CamelContextAware {
         // a paused partner takes no file: its files wait in the inbox, its progress where it stopped
         inbox.setPaused(pauses::isPaused);
         bind("liveoddsSharedInbox", inbox);
-        bind("liveoddsInboxTakers", inbox.takers());
     }
 
     /**

@@ -305,18 +305,16 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
      * The active source's route of this partner, where the source reads per partner (routes/source-*.yaml with a
      * template): it names its partner ({@code liveoddsPartner}), keeps its own position on the broker, and starts with
      * the partner's other routes (made for the source chosen only). A list partner reads JMS through a shared durable subscription of its own on
-     * the upstream multicast address; the single partner reads the queue, as it always has. A source whose single
-     * partner keeps a route of its own (the file source) has a template for the partners of a list only,
-     * {@code liveodds-source-<source>-partner}.
+     * the upstream multicast address; the single partner reads the queue, as it always has. The file source has no
+     * template: the partners of a list share one reading of the inbox (liveodds-source-file-shared).
      */
     private String addSourceRoute(PartnerBeans kit) throws Exception {
         PartnerSettings p = kit.settings();
         String route = "liveodds-source-" + source;
-        String template = p.isSingle() || !hasTemplate(route + "-partner") ? route : route + "-partner";
-        if (!hasTemplate(template)) {
+        if (!hasTemplate(route)) {
             return null;
         }
-        TemplatedRouteBuilder builder = TemplatedRouteBuilder.builder(context, template);
+        TemplatedRouteBuilder builder = TemplatedRouteBuilder.builder(context, route);
         kit.sourceBeans().forEach(builder::bean);
         return builder
                 .routeId(route + p.suffix())
@@ -365,7 +363,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
      * What a pause does (contract 24): the partner's queue starts no run (a push on the wire finishes its attempt; what
      * waits, a retry among them, keeps its place), and the routes that feed it are suspended: its heartbeat timer and
      * its source where the source keeps a position of its own (its Kafka group's consumer pauses its partitions and
-     * stays in the group, its JMS consumers stop receiving, the inbox route stops taking files for it). So what it has
+     * stays in the group, its JMS consumers stop receiving, the inbox gives it no more files). So what it has
      * not had waits there, unacknowledged, uncommitted or in the inbox, and a restart finds it there. A resume undoes
      * it, the queue first, so that what waited in it goes before anything new. The HTTP source keeps no position:
      * liveoddsDeliveries dead-letters a paused partner's pushes at once.

@@ -58,13 +58,13 @@ public class OptionalRoutes implements CamelContextAware, StartupListener {
             ids.addAll(SANDBOX_ROUTES);
         }
         // the source's one route (its routes of each partner, made from the source's template, start with the context);
-        // a source with a template for the partners of a list only (file) keeps its one route stopped then, and starts
-        // its route shared by those partners (the file source's listing of the inbox)
+        // a source with a route shared by the partners of a list (the file source's listing of the inbox) keeps its one
+        // route stopped then, and starts the shared one
         String sourceRoute = "liveodds-source-" + source;
         boolean list = partners.partners().stream().anyMatch(p -> !p.isSingle());
-        boolean listOnly = list && context.getCamelContextExtension().getContextPlugin(Model.class)
-                .getRouteTemplateDefinition(sourceRoute + "-partner") != null;
-        if (!listOnly) {
+        boolean shared = list && context.getCamelContextExtension().getContextPlugin(Model.class)
+                .getRouteDefinition(sourceRoute + "-shared") != null;
+        if (!shared) {
             ids.add(sourceRoute);
         } else {
             ids.add(sourceRoute + "-shared");

@@ -30,7 +30,9 @@ import org.apache.camel.spi.ReactiveExecutor;
 import org.apache.camel.support.AsyncProcessorConverterHelper;
 import org.apache.camel.support.AsyncProcessorSupport;
 import org.apache.camel.support.DefaultMessage;
+import org.apache.camel.support.ExchangeHelper;
 import org.apache.camel.support.SynchronizationAdapter;
+import org.apache.camel.support.service.ServiceHelper;
 
 /**
  * Hands an accepted push (or a heartbeat) to the queue of each partner that has its match booked (contract section
@@ -42,8 +44,11 @@ import org.apache.camel.support.SynchronizationAdapter;
  * variable {@value #PARTNER}: the push goes to that partner's queue only. A source shared by all partners (the HTTP
  * source, a replay of a rejected message) names none: each booked partner gets the push, and the caller gets its
  * exchange back once every one of them has delivered, superseded or dead-lettered it (failed, so that the source keeps
- * it, if any partner handed it back), with each partner's outcome in {@link PushOutcome#BY_PARTNER}. A push for no
- * booked partner ends at once, counted as not booked ({@code liveodds_messages_not_booked_total}).
+ * it, if any partner handed it back), with each partner's outcome in {@link PushOutcome#BY_PARTNER}. A source that
+ * shares its message out itself ({@link SourceHandover.Shared}: the inbox read once for several partners) names the
+ * partners that take it now: each of them that booked its match gets a copy in its queue with the source's handover of
+ * that copy, and the caller waits for none of them. A push for no booked partner ends at once, counted as not booked
+ * ({@code liveodds_messages_not_booked_total}).
  * <p>
  * A caller that keeps no backlog (variable {@value #NO_BACKLOG}: the HTTP source, whose producer waits on its
  * connection) is never held by one partner: a partner that is down (readiness) or whose queue is full gets the push
@@ -99,6 +104,10 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
             callback.done(true);
             return true;
         }
+        SourceHandover.Shared shared = exchange.getVariable(SourceHandover.Shared.VARIABLE, SourceHandover.Shared.class);
+        if (shared != null) {
+            return shareOut(exchange, push, shared, callback);
+        }
         String name = exchange.getVariable(PARTNER, String.class);
         if (name != null || partners.size() == 1) {
             Partner partner = name != null ? partners.get(name) : partners.values().iterator().next();
@@ -118,6 +127,33 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
             return partner.enqueue(exchange, push, false, callback);
         }
         return fanOut(exchange, push, callback);
+    }
+
+    /**
+     * Each partner the source shares the message out to that booked its match gets a copy, made here, as it joins that
+     * partner's queue; the caller waits for none of them. A full queue refuses its copy at once (the source hears it
+     * handed back and offers the message to that partner again later), so no partner holds the caller or the others.
+     */
+    private boolean shareOut(Exchange exchange, Push push, SourceHandover.Shared shared, AsyncCallback callback) {
+        for (String name : shared.partners()) {
+            Partner partner = partners.get(name);
+            if (!partner.booking.isBooked(push.matchId())) {
+                partner.notBooked().increment();
+                continue;
+            }
+            // a copy of its own unit of work: exchange.copy() shares the caller's, whose completions (the file's) the
+            // queue would then take over with the partner's
+            Exchange copy = ExchangeHelper.createCorrelatedCopy(exchange, false, true);
+            copy.setPattern(ExchangePattern.InOnly);
+            copy.removeVariable(SourceHandover.Shared.VARIABLE);
+            copy.setVariable(PARTNER, name);
+            SourceHandover.attach(copy, shared.forPartner(name));
+            partner.enqueue(copy, push, true, doneSync -> {
+                // queued, or refused and handed back to the source through its handover
+            });
+        }
+        callback.done(true);
+        return true;
     }
 
     /** Every booked partner gets a copy; the caller waits for all of them (the HTTP source and replay wait anyway). */
@@ -246,6 +282,21 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
             throw new IllegalArgumentException("no partner named " + partnerName);
         }
         return context.getEndpoint(partner.queueUri, KeyedQueueEndpoint.class).hold(matchId);
+    }
+
+    /** The producers it made (each partner's queue, the dead-letter route) stop with it; a later use makes them again. */
+    @Override
+    protected void doStop() {
+        List<AsyncProcessor> made = new ArrayList<>();
+        made.add(deadLetterAtOnce);
+        deadLetterAtOnce = null;
+        for (Partner partner : partners.values()) {
+            made.add(partner.queue);
+            made.add(partner.queueNoWait);
+            partner.queue = null;
+            partner.queueNoWait = null;
+        }
+        ServiceHelper.stopService(made);
     }
 
     @Override

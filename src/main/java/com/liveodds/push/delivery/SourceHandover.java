@@ -1,5 +1,7 @@
 package com.liveodds.push.delivery;
 
+import java.util.Collection;
+
 import org.apache.camel.Exchange;
 import org.apache.camel.Predicate;
 import org.apache.camel.support.SynchronizationAdapter;
@@ -44,6 +46,24 @@ public interface SourceHandover {
         public void handBack(String why) {
         }
     };
+
+    /**
+     * A message its source shares out among several partners itself (the inbox read once for all of them, contract 16):
+     * which partners take it now, and a handover of each partner's copy of its own, so the source hears of each
+     * partner's end without waiting for the others. Delivery attaches {@link #forPartner} to the copy it queues for that
+     * partner; a partner it queues nothing for (not booked, or the message ended at ingest) ends with the exchange.
+     */
+    interface Shared {
+
+        /** Exchange variable that carries the share of the message. */
+        String VARIABLE = "sourceShared";
+
+        /** The partners that take the message now, by name. */
+        Collection<String> partners();
+
+        /** The handover of the partner's copy, which joins its queue now. */
+        SourceHandover forPartner(String partner);
+    }
 
     /** The handover of the message in the exchange ({@link #NONE} when its source needs none). */
     static SourceHandover of(Exchange exchange) {

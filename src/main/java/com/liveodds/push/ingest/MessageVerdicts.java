@@ -4,12 +4,8 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import com.liveodds.push.delivery.PartnerDeliveries;
 import com.liveodds.push.delivery.Push;
@@ -17,19 +13,21 @@ import org.apache.camel.Exchange;
 import org.apache.camel.support.SynchronizationAdapter;
 
 /**
- * One upstream message that each partner's own source reads (the same inbox file, contract 16) is validated, resolved
- * and, when rejected, dead-lettered and counted once: the first reader reaches the verdict through the ingest routes,
- * the others take it (routes/ingest.yaml). A source names its message in the exchange variable {@value #KEY} (the
- * file source: name, size and time of the file; a Kafka source could give topic, partition and offset, a JMS source
- * the message id); without it, every message is judged on its own. A verdict is forgotten once every partner took
- * it. The memory is bounded: at most {@value #MAX_ACCEPTED} accepted pushes holding {@value #MAX_ACCEPTED_CHARS}
- * characters, and {@value #MAX_SETTLED} keys of messages that end at ingest (rejected, alive), are kept, the oldest
- * forgotten first; a partner that far behind the others judges again what it reads (an accepted push costs the work
- * again; a rejection is counted and dead-lettered again).
+ * One upstream message that each partner's own source reads (its copy on the partner's JMS queue or in its Kafka
+ * group, contract 16) is validated and resolved once when the partners read it one after the other: the first reader
+ * reaches the verdict through the ingest routes, the later ones take it (routes/ingest.yaml). No reader waits for
+ * another: one that comes while the verdict is still being reached judges the message itself (a rejection is still
+ * dead-lettered and counted once: DeadLetterStore.rejectedOnce). A source names its message in the exchange variable
+ * {@value #KEY} (a Kafka record: topic, partition and offset; a JMS message its id) and its partner in
+ * {@code liveoddsPartner}; a message without both (the HTTP source, the inbox that several partners share, which reads
+ * each message once for all of them) is judged on its own. A verdict is forgotten once every partner took it. The
+ * memory is bounded: at most {@value #MAX_ACCEPTED} accepted pushes holding {@value #MAX_ACCEPTED_CHARS} characters,
+ * and {@value #MAX_SETTLED} keys of messages that end at ingest (rejected, alive), are kept, the oldest forgotten
+ * first; a partner that far behind the others judges again what it reads.
  */
 public class MessageVerdicts {
 
-    /** Exchange variable a source sets: its identity of the message, the same for every partner that reads it. */
+    /** Exchange variable a source sets: its identity of the message, the same for every partner that reads it (also DeadLetterStore.rejectedOnce's). */
     public static final String KEY = "liveoddsMessageKey";
     /** Exchange variable {@link #recall} sets when another partner's reading reached the verdict: {@code accepted} or {@code settled}. */
     public static final String VERDICT = "liveoddsVerdict";
@@ -37,8 +35,6 @@ public class MessageVerdicts {
     static final long MAX_ACCEPTED_CHARS = 16L * 1024 * 1024;
     static final int MAX_SETTLED = 100_000;
     private static final String CLAIM = "liveoddsVerdictClaim";
-    /** How long a reader waits for the verdict another partner's reading is reaching (a validation takes milliseconds). */
-    private static final long WAIT_SECONDS = 30;
 
     /** Being reached or accepted, oldest first: bounded by {@link #evict()}. */
     private final Map<String, Verdict> accepted = new LinkedHashMap<>();
@@ -59,45 +55,39 @@ public class MessageVerdicts {
 
     /**
      * Before the message is judged: takes the verdict another partner's reading reached (the push into the body, and
-     * {@value #VERDICT} set), waiting for it while it is being reached; or leaves the exchange to reach it, for all.
+     * {@value #VERDICT} set); or leaves the exchange to reach it, for all when no other reader is reaching it.
      */
-    public void recall(Exchange exchange) throws InterruptedException {
+    public void recall(Exchange exchange) {
         String key = exchange.getVariable(KEY, String.class);
-        if (key == null || readers == 1) {
+        String reader = exchange.getVariable(PartnerDeliveries.PARTNER, String.class);
+        if (key == null || reader == null || readers == 1) {
             return;
         }
-        String reader = Objects.requireNonNullElse(exchange.getVariable(PartnerDeliveries.PARTNER, String.class), "");
-        while (true) {
-            Verdict verdict;
-            synchronized (this) {
-                verdict = accepted.get(key);
-                if (verdict == null) {
-                    verdict = settled.get(key);
-                }
-                if (verdict == null) {
-                    verdict = new Verdict(key);
-                    accepted.put(key, verdict);
-                    evict();
-                    exchange.setVariable(CLAIM, verdict);
-                    exchange.getExchangeExtension().addOnCompletion(new Release(verdict, reader));
-                    return;
-                }
+        Verdict verdict;
+        synchronized (this) {
+            verdict = accepted.get(key);
+            if (verdict == null) {
+                verdict = settled.get(key);
             }
-            Push push;
-            try {
-                push = verdict.outcome.get(WAIT_SECONDS, TimeUnit.SECONDS);
-            } catch (ExecutionException | TimeoutException released) {
-                forget(verdict);
-                continue; // the reader reaching it failed (or is stuck): this one reaches it
+            if (verdict == null) {
+                verdict = new Verdict(key);
+                accepted.put(key, verdict);
+                evict();
+                exchange.setVariable(CLAIM, verdict);
+                exchange.getExchangeExtension().addOnCompletion(new Release(verdict, reader));
+                return;
             }
-            taken(verdict, reader);
-            if (push != null) {
-                exchange.getMessage().setBody(push);
-                exchange.setVariable(VERDICT, "accepted");
-            } else {
-                exchange.setVariable(VERDICT, "settled");
-            }
-            return;
+        }
+        taken(verdict, reader);
+        if (!verdict.outcome.isDone() || verdict.outcome.isCompletedExceptionally()) {
+            return; // being reached by another reader: this one judges it too rather than wait
+        }
+        Push push = verdict.outcome.join();
+        if (push != null) {
+            exchange.getMessage().setBody(push);
+            exchange.setVariable(VERDICT, "accepted");
+        } else {
+            exchange.setVariable(VERDICT, "settled");
         }
     }
 
@@ -114,7 +104,7 @@ public class MessageVerdicts {
                 }
             }
             verdict.outcome.complete(push);
-            taken(verdict, Objects.requireNonNullElse(exchange.getVariable(PartnerDeliveries.PARTNER, String.class), ""));
+            taken(verdict, exchange.getVariable(PartnerDeliveries.PARTNER, String.class));
         }
     }
 

@@ -9,15 +9,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.liveodds.push.deadletter.DeadLetterStore;
+import com.liveodds.push.delivery.SourceHandover;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ingest.Rejections;
 import com.liveodds.push.source.file.InboxGuard;
 import com.liveodds.push.source.file.SharedInbox;
-import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
-import org.apache.camel.component.seda.SedaComponent;
 import org.apache.camel.impl.DefaultCamelContext;
-import org.apache.camel.support.ExchangeHelper;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,6 +32,9 @@ import static org.awaitility.Awaitility.await;
  */
 @Tag("bench")
 class SharedInboxPollBench {
+
+    /** The files a partner has in hand at most (its share of liveodds.delivery.queue-size). */
+    private static final int IN_HAND = 1000;
 
     @Test
     void theListingOfAnInboxWhoseFilesWaitForAPartnerThatIsDown(@TempDir Path work) throws Exception {
@@ -69,28 +70,32 @@ class SharedInboxPollBench {
             shared.setDir(inbox.toString());
             shared.setPartners(String.join(",", upNames) + ",down");
             context.getRegistry().bind("shared", shared);
-            context.addComponent("liveoddsSeda", new SedaComponent());
+            shared.setQueueSize(IN_HAND);
             AtomicInteger taken = new AtomicInteger();
             // the partner that is down keeps its files in hand, as its delivery queues would
-            ConcurrentLinkedQueue<Exchange> held = new ConcurrentLinkedQueue<>();
+            ConcurrentLinkedQueue<SourceHandover> held = new ConcurrentLinkedQueue<>();
             context.addRoutes(new RouteBuilder() {
                 @Override
                 public void configure() {
                     from("file:" + inbox + "?include=.*\\.json&noop=true&idempotent=false&filter=#bean:shared&pollStrategy=#bean:shared"
                             + "&preSort=true&readLock=none&delay=50&maxMessagesPerPoll=2000&eagerMaxMessagesPerPoll=true")
-                            .recipientList(shared.takers());
-                    for (String name : upNames) {
-                        from("liveoddsSeda:liveodds-inbox-" + name + "?size=" + SharedInbox.MOST_IN_HAND)
-                                .process(e -> shared.inHand(e, name))
-                                .process(e -> taken.incrementAndGet());
-                    }
-                    from("liveoddsSeda:liveodds-inbox-down?size=" + SharedInbox.MOST_IN_HAND)
-                            .process(e -> shared.inHand(e, "down"))
-                            .process(e -> held.add(ExchangeHelper.createCorrelatedCopy(e, true)));
+                            .process(shared::share)
+                            .filter(e -> e.getVariable(SourceHandover.Shared.VARIABLE) != null)
+                            .process(e -> {
+                                SourceHandover.Shared share = e.getVariable(SourceHandover.Shared.VARIABLE, SourceHandover.Shared.class);
+                                for (String name : share.partners()) {
+                                    if (name.equals("down")) {
+                                        held.add(share.forPartner(name));
+                                    } else {
+                                        share.forPartner(name).acknowledge();
+                                        taken.incrementAndGet();
+                                    }
+                                }
+                            });
                 }
             });
             context.start();
-            await().atMost(5, TimeUnit.MINUTES).until(() -> taken.get() == files * up && held.size() == SharedInbox.MOST_IN_HAND);
+            await().atMost(5, TimeUnit.MINUTES).until(() -> taken.get() == files * up && held.size() == IN_HAND);
             // the sleeps are the measurement: the poll in progress ends, then 5 s of an unchanged inbox are timed
             Thread.sleep(500); // the poll in progress ends: not a condition to await, the quiet that follows is measured
             double quiet = cpuOver(() -> Thread.sleep(5000)); // the measured window itself

@@ -13,7 +13,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -21,15 +24,14 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import com.liveodds.push.delivery.SourceHandover;
 import com.liveodds.push.ops.LogSafe;
 import org.apache.camel.Consumer;
 import org.apache.camel.Endpoint;
 import org.apache.camel.Exchange;
-import org.apache.camel.Expression;
 import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.component.file.OptimizedFileFilter;
 import org.apache.camel.support.DefaultPollingConsumerPollStrategy;
-import org.apache.camel.support.ExpressionAdapter;
 import org.apache.camel.support.ScheduledBatchPollingConsumer;
 import org.apache.camel.support.SynchronizationAdapter;
 import org.slf4j.Logger;
@@ -38,22 +40,28 @@ import org.slf4j.LoggerFactory;
 /**
  * The inbox when several partners read it (contract 16). One file consumer lists the inbox for all partners
  * (route liveodds-source-file-shared in routes/source-file.yaml, which leaves the file where it is): this bean is its
- * poll strategy, its filter, and decides in file-name order which partners take each file ({@link #take}); each taker
- * gets a copy on its own queue ({@code liveoddsSeda:liveodds-inbox-N}, its route of the template liveodds-source-file-partner).
- * A partner takes a file it is neither done with nor has in hand, while it has fewer than {@link #MOST_IN_HAND} files
- * in hand (at most {@code liveodds.delivery.queue-size}); a partner that was full when the poll began, or once it runs
- * full during the poll, takes nothing more in that poll, so each partner gets its files in file-name order. A file
- * stays in the inbox until every partner is done with it (delivered, superseded, dead-lettered, rejected, or not
- * booked by that partner), then moves to {@code .done/}. So a partner that is down holds at most its files in hand,
- * its backlog waits in the inbox, and costs the listing a look-up by name per file. Which files a partner is done with
- * is its own {@link PartnerProgress}, on disk, so a restart (a {@code kill -9} too) pushes it none of them again; a
- * file every partner was done with when the service stopped, before it moved, moves at the next listing. A paused
- * partner takes nothing, as one without room, and the files it holds in hand wait on its queue (its route is suspended).
+ * poll strategy, its filter, and decides in file-name order which partners take each file ({@link #share}). The route's
+ * exchange reads, validates and resolves the message once for all of them, and delivery queues a copy of the push for
+ * each taker that booked its match, with a handover of that partner's own ({@link SourceHandover.Shared}): the file is
+ * done for the partner when its copy ends (delivered, superseded, dead-lettered), offered to it again when its copy is
+ * handed back (a full queue refuses it at once, a shutdown hands it back); a taker nothing was queued for (not booked,
+ * a rejected or alive message) is done with the file as the route's exchange ends. No partner waits for another.
+ * <p>
+ * A partner takes a file it is neither done with nor has in hand, while it has fewer files in hand than its share of
+ * {@code liveodds.delivery.queue-size}. A listing is led by the partners down to half that room: a file is read when
+ * one of them needs it, and then taken by every partner with room that needs it too, so partners that keep pace share
+ * one reading of each file rather than each reading it when its own room comes back. A partner that was full when the
+ * poll began, runs full, needs a file no leading partner needs, or has a copy handed back during the poll takes
+ * nothing more in it, so each partner gets its files in file-name order. A file stays in the
+ * inbox until every partner is done with it, then moves to {@code .done/}. So a partner that is down holds at most its
+ * files in hand; its backlog waits in the inbox, costs the listing a look-up by name per file, and is read and judged
+ * again when the partner has room (a rejected message is dead-lettered and counted once all the same: its key marks
+ * it). Which files a partner is done with is its own {@link PartnerProgress}, on disk, so a restart (a {@code kill -9}
+ * too) pushes it none of them again; a file every partner was done with when the service stopped, before it moved,
+ * moves at the next listing. A paused partner takes nothing, as one without room; its files in hand wait in its queue.
  */
 public class SharedInbox extends DefaultPollingConsumerPollStrategy implements OptimizedFileFilter {
 
-    /** The files one partner has in hand at most; the size of its queue, {@code liveoddsSeda:liveodds-inbox-N?size=1000}. */
-    public static final int MOST_IN_HAND = 1000;
     private static final Duration RELIST_EVERY = Duration.ofSeconds(1);
     private static final Duration COARSE_TIME = Duration.ofSeconds(2);
     private static final Logger LOG = LoggerFactory.getLogger(SharedInbox.class);
@@ -63,7 +71,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     private final AtomicBoolean changed = new AtomicBoolean();
     private Path dir;
     private List<String> partners = List.of();
-    private int mostInHand = MOST_IN_HAND;
+    private int mostInHand = 1;
     private List<Share> shares = List.of();
     private Predicate<String> paused = partner -> false;
     /** The lister's thread alone writes the fields below. */
@@ -87,9 +95,9 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         shares = shares();
     }
 
-    /** {@code liveodds.delivery.queue-size}: a partner has no more files in hand than its delivery queues take. */
+    /** The partner's share of {@code liveodds.delivery.queue-size}: it has no more files in hand than its queue takes. */
     public void setQueueSize(int queueSize) {
-        mostInHand = Math.max(1, Math.min(queueSize, MOST_IN_HAND));
+        mostInHand = Math.max(1, queueSize);
     }
 
     /** Whether a partner is paused (contract 24): it takes no file, so its files wait in the inbox. */
@@ -121,11 +129,12 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
             return false;
         }
         for (Share share : shares) {
-            boolean room = share.hasRoom();
-            // a paused partner is no starved one: its resume is seen by the listing at least once a second
-            share.open = room && !paused.test(share.partner);
+            boolean pausedNow = paused.test(share.partner);
+            share.open = share.hasRoom() && !pausedNow;
+            share.leads = share.open && share.wantsMore();
             share.refused = false;
-            starve(share, !room);
+            // a paused partner is no starved one: its resume is seen by the listing at least once a second
+            starve(share, !pausedNow && !share.leads);
         }
         return true;
     }
@@ -150,10 +159,10 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         }
     }
 
-    /** Whether the partner's room ran out in this listing: then the file it finishes next calls for another. */
+    /** Whether the partner wants files it does not get in this listing: then its finishing calls for another. */
     private void starve(Share share, boolean starved) {
         share.starved = starved;
-        if (starved && share.hasRoom()) {
+        if (starved && share.wantsMore()) {
             changed.set(true); // room came back meanwhile
         }
     }
@@ -187,8 +196,9 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     }
 
     /**
-     * By name alone, before the file component makes anything of the entry: skipped when no open partner needs it,
-     * unless every partner is done with it (then {@link #take} moves it).
+     * By name alone, before the file component makes anything of the entry: skipped when no leading partner needs it,
+     * unless every partner is done with it (then {@link #share} moves it). An open partner that needs a file skipped so
+     * takes no later one in this poll, so that it is not given a later file along with a leading partner before this one.
      */
     @Override
     public Boolean accept(String name) {
@@ -196,12 +206,20 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         boolean allDone = true;
         for (Share share : shares) {
             boolean done = share.progress.isDone(key);
-            if (!done && share.open && !share.inHand.contains(key)) {
+            if (!done && share.leads && !share.inHand.contains(key)) {
                 return null;
             }
             allDone &= done;
         }
-        return allDone ? null : Boolean.FALSE;
+        if (allDone) {
+            return null;
+        }
+        for (Share share : shares) {
+            if (share.open && !share.progress.isDone(key) && !share.inHand.contains(key)) {
+                share.refused = true;
+            }
+        }
+        return Boolean.FALSE;
     }
 
     @Override
@@ -210,32 +228,24 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         return guard.accept((GenericFile<File>) file);
     }
 
-    /** {@link #take} as the shared route's recipient list ({@code ref: liveoddsInboxTakers}). */
-    public Expression takers() {
-        return new ExpressionAdapter() {
-            @Override
-            public Object evaluate(Exchange exchange) {
-                return take(exchange);
-            }
-        };
-    }
-
     /**
-     * In file-name order, for each listed file: the queues of the partners that take it now ({@code liveoddsSeda:...}).
-     * None when nobody takes it; a file every partner is done with moves to .done/. Each copy carries the file, not its
-     * bytes: the partner whose reading judges the message reads it, the others take its verdict (MessageVerdicts), and
-     * a partner that is down holds its files in hand without their contents.
+     * In file-name order, for each listed file: the partners that take it now, named to delivery in the exchange
+     * ({@link SourceHandover.Shared#VARIABLE}, none when nobody takes it); a file every partner is done with moves to
+     * .done/. Delivery runs on the lister's thread up to each partner's queue, so a refusal is known before the next
+     * file is taken.
      */
-    List<String> take(Exchange exchange) {
+    public void share(Exchange exchange) {
         String name = exchange.getMessage().getHeader(Exchange.FILE_NAME_ONLY, String.class);
         String key = PartnerProgress.key(name);
-        List<Share> takers = new ArrayList<>();
+        Taking taking = new Taking(name, key);
         synchronized (this) {
             // listed before its last partner moved it to .done/ (or removed by hand): nothing to take
             if (!Files.exists(dir.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
-                return List.of();
+                return;
             }
             boolean allDone = true;
+            boolean led = false;
+            List<Share> wanting = new ArrayList<>(shares.size());
             for (Share share : shares) {
                 // in hand first: a partner that finishes a file is done with it before the file leaves its hands
                 if (share.inHand.contains(key) || share.progress.isDone(key)) {
@@ -243,12 +253,15 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
                     continue;
                 }
                 allDone = false;
-                if (!share.open || share.refused) {
-                    continue;
+                if (share.open && !share.refused) {
+                    wanting.add(share);
+                    led |= share.leads;
                 }
-                if (share.hasRoom()) {
+            }
+            for (Share share : wanting) {
+                if (led && share.hasRoom()) {
                     share.inHand.add(key);
-                    takers.add(share);
+                    taking.takers.put(share.partner, share);
                 } else {
                     share.refused = true; // its later files wait for the next poll: its order holds
                     starve(share, true);
@@ -258,26 +271,10 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
                 moveToDone(name, key);
             }
         }
-        return takers.stream().map(Share::queue).toList();
-    }
-
-    /** On a partner's copy of a file: when its exchange ends, the file is done for the partner or back in the inbox. */
-    public void inHand(Exchange exchange, String partner) {
-        String name = exchange.getMessage().getHeader(Exchange.FILE_NAME_ONLY, String.class);
-        String key = PartnerProgress.key(name);
-        Share share = shares.stream().filter(s -> s.partner.equals(partner)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("not a partner of liveodds.partners: " + partner));
-        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
-            @Override
-            public void onComplete(Exchange done) {
-                finished(share, name, key);
-            }
-
-            @Override
-            public void onFailure(Exchange failed) {
-                handedBack(share, key);
-            }
-        });
+        if (!taking.takers.isEmpty()) {
+            exchange.setVariable(SourceHandover.Shared.VARIABLE, taking);
+            exchange.getExchangeExtension().addOnCompletion(taking);
+        }
     }
 
     /** The partner's copy ended well: recorded on disk for it; the last partner to finish moves the file to .done/. */
@@ -290,7 +287,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
                     share.partner, LogSafe.escape(e.getMessage()));
         }
         share.inHand.remove(key);
-        if (share.starved) {
+        if (share.starved && share.wantsMore()) {
             changed.set(true);
         }
         if (shares.stream().allMatch(s -> s.progress.isDone(key))) {
@@ -320,22 +317,84 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         shares.forEach(share -> share.progress.remove(key));
     }
 
-    /** The partner's copy failed or was handed back (shutdown): the file is offered to the partner again. */
+    /**
+     * The partner's copy was refused (its queue is full) or handed back (shutdown): the file is offered to it again at a
+     * later listing (one comes when it finishes a file, and at least every second), and it takes nothing more in this
+     * poll, so no later file reaches it before this one.
+     */
     private void handedBack(Share share, String key) {
         share.inHand.remove(key);
-        changed.set(true);
+        share.refused = true;
+        share.starved = true;
     }
 
     /**
-     * A partner's part: its queue, its progress, its files in hand; open and refused are the lister thread's, for the
-     * poll under way.
+     * The takers of one file: each one's copy ends on its own (its handover); the others end with the lister's
+     * exchange, done with the file if it ended well (not booked, rejected, alive), offered it again if it failed.
+     */
+    private final class Taking extends SynchronizationAdapter implements SourceHandover.Shared {
+        private final String name;
+        private final String key;
+        private final Map<String, Share> takers = new LinkedHashMap<>();
+        private final Set<String> handedOver = ConcurrentHashMap.newKeySet();
+
+        Taking(String name, String key) {
+            this.name = name;
+            this.key = key;
+        }
+
+        @Override
+        public Collection<String> partners() {
+            return takers.keySet();
+        }
+
+        @Override
+        public SourceHandover forPartner(String partner) {
+            Share share = takers.get(partner);
+            handedOver.add(partner);
+            return new SourceHandover() {
+                @Override
+                public void acknowledge() {
+                    finished(share, name, key);
+                }
+
+                @Override
+                public void handBack(String why) {
+                    handedBack(share, key);
+                }
+            };
+        }
+
+        @Override
+        public void onComplete(Exchange exchange) {
+            takers.forEach((partner, share) -> {
+                if (!handedOver.contains(partner)) {
+                    finished(share, name, key);
+                }
+            });
+        }
+
+        @Override
+        public void onFailure(Exchange exchange) {
+            takers.forEach((partner, share) -> {
+                if (!handedOver.contains(partner)) {
+                    handedBack(share, key);
+                }
+            });
+        }
+    }
+
+    /**
+     * A partner's part: its progress, its files in hand; open and leads are the lister thread's, for the poll under
+     * way, and so is refused, which a refusal of its queue also sets.
      */
     private final class Share {
         private final String partner;
         private final PartnerProgress progress;
         private final Set<String> inHand = ConcurrentHashMap.newKeySet();
         private boolean open;
-        private boolean refused;
+        private boolean leads;
+        private volatile boolean refused;
         private volatile boolean starved;
 
         Share(String partner, PartnerProgress progress) {
@@ -347,8 +406,9 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
             return inHand.size() < mostInHand;
         }
 
-        String queue() {
-            return "liveoddsSeda:liveodds-inbox-" + partner + "?size=" + MOST_IN_HAND;
+        /** Down to half its room: it leads a listing, and the partners with room that need the same files join it. */
+        boolean wantsMore() {
+            return inHand.size() < Math.max(1, mostInHand / 2);
         }
     }
 }

@@ -9,29 +9,30 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import com.liveodds.push.deadletter.DeadLetterStore;
+import com.liveodds.push.delivery.SourceHandover;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ingest.Rejections;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
-import org.apache.camel.component.seda.SedaComponent;
 import org.apache.camel.impl.DefaultCamelContext;
-import org.apache.camel.support.ExchangeHelper;
-import org.apache.camel.support.UnitOfWorkHelper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The inbox listed once for all partners (routes/source-file.yaml, liveodds-source-file-shared and each partner's
- * queue), on real files: a partner that keeps its files in hand (down) holds only its share, in file-name order, the
- * others get every file in order, and a file leaves the inbox once every partner is done with it.
+ * The inbox listed once for all partners (routes/source-file.yaml, liveodds-source-file-shared), on real files, each
+ * file read once and handed to the partners that take it, as delivery does: a partner that keeps its files in hand
+ * (down) holds only its share, in file-name order, the others get every file in order, a partner whose queue refuses a
+ * file gets it again before any later one, and a file leaves the inbox once every partner is done with it.
  */
 class SharedInboxTest {
 
@@ -40,8 +41,11 @@ class SharedInboxTest {
     private Path inbox;
     private DefaultCamelContext context;
     private final Map<String, List<String>> got = new ConcurrentHashMap<>();
-    /** The copies partner "down" holds, as its delivery queues would while it is down. */
-    private final ConcurrentLinkedQueue<Exchange> held = new ConcurrentLinkedQueue<>();
+    /** The handovers of partner "down"'s copies, held as its delivery queues would while it is down. */
+    private final ConcurrentLinkedQueue<SourceHandover> held = new ConcurrentLinkedQueue<>();
+    /** Files partner "down"'s queue refuses the first time, as a full queue does (the copy handed back at once). */
+    private final Set<String> refuseOnce = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger reads = new AtomicInteger();
 
     @BeforeEach
     void start() throws Exception {
@@ -59,26 +63,35 @@ class SharedInboxTest {
         // the delivery queues of each partner take 5 pushes: so does its share of the inbox
         shared.setQueueSize(5);
         context.getRegistry().bind("shared", shared);
-        context.addComponent("liveoddsSeda", new SedaComponent());
         context.addRoutes(new RouteBuilder() {
             @Override
             public void configure() {
                 from("file:" + inbox + "?include=RAW((?s).*\\.json)&noop=true&idempotent=false&filter=#bean:shared&pollStrategy=#bean:shared"
                         + "&preSort=true&readLock=none&delay=20&maxMessagesPerPoll=2000&eagerMaxMessagesPerPoll=true")
-                        .recipientList(shared.takers());
-                for (String partner : List.of("up", "down")) {
-                    from("liveoddsSeda:liveodds-inbox-" + partner + "?size=" + SharedInbox.MOST_IN_HAND)
-                            .process(e -> shared.inHand(e, partner))
-                            .process(e -> {
-                                got.computeIfAbsent(partner, p -> new ArrayList<>()).add(e.getMessage().getBody(String.class));
-                                if (partner.equals("down")) {
-                                    held.add(ExchangeHelper.createCorrelatedCopy(e, true));
-                                }
-                            });
-                }
+                        .process(shared::share)
+                        .filter(e -> e.getVariable(SourceHandover.Shared.VARIABLE) != null)
+                        .process(SharedInboxTest.this::deliver);
             }
         });
         context.start();
+    }
+
+    /** What delivery does with a shared file: read once, each taker's copy into its queue with its own handover. */
+    private void deliver(Exchange exchange) {
+        String body = exchange.getMessage().getBody(String.class);
+        reads.incrementAndGet();
+        SourceHandover.Shared shared = exchange.getVariable(SourceHandover.Shared.VARIABLE, SourceHandover.Shared.class);
+        for (String partner : shared.partners()) {
+            got.computeIfAbsent(partner, p -> new ArrayList<>()).add(body);
+            SourceHandover handover = shared.forPartner(partner);
+            if (partner.equals("up")) {
+                handover.acknowledge();
+            } else if (refuseOnce.remove(body)) {
+                handover.handBack("the delivery queues of partner down are full");
+            } else {
+                held.add(handover);
+            }
+        }
     }
 
     @AfterEach
@@ -101,15 +114,15 @@ class SharedInboxTest {
 
         // down is back: each file it finishes frees room for the next ones, in order, and every file moves to .done/
         await().atMost(Duration.ofSeconds(30)).until(() -> {
-            Exchange next;
+            SourceHandover next;
             while ((next = held.poll()) != null) {
-                end(next);
+                next.acknowledge();
             }
             return got.get("down").size() == all.size();
         });
         assertThat(got.get("down")).containsExactlyElementsOf(all);
         await().atMost(Duration.ofSeconds(30)).until(() -> {
-            held.forEach(SharedInboxTest::end);
+            held.forEach(SourceHandover::acknowledge);
             held.clear();
             return jsonLeft().isEmpty();
         });
@@ -117,22 +130,39 @@ class SharedInboxTest {
             assertThat(done).hasSize(all.size());
         }
         assertThat(got.get("up")).as("up was not given a file again").hasSize(all.size());
+        assertThat(reads.get()).as("a file is read once for both partners that take it at once, and once more for down"
+                + " for each file it took later").isLessThanOrEqualTo(2 * all.size());
+    }
+
+    @Test
+    void aFileAPartnersQueueRefusesComesToItAgainBeforeAnyLaterFile() throws Exception {
+        List<String> all = IntStream.range(0, 4).mapToObj(i -> String.format("r-%03d", i)).toList();
+        refuseOnce.add("r-001");
+        for (String id : all) {
+            drop(id);
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            SourceHandover next;
+            while ((next = held.poll()) != null) {
+                next.acknowledge();
+            }
+            return jsonLeft().isEmpty();
+        });
+        assertThat(got.get("down")).as("refused once, then again in order").containsExactly("r-000", "r-001", "r-001", "r-002", "r-003");
+        assertThat(got.get("up")).containsExactlyElementsOf(all);
     }
 
     @Test
     void aFileHandedBackByAPartnerIsOfferedToItAgainAndOnlyToIt() throws Exception {
         drop("g-001");
         await().atMost(Duration.ofSeconds(30)).until(() -> held.size() == 1 && got.getOrDefault("up", List.of()).size() == 1);
-        Exchange copy = held.poll();
-        copy.setException(new IllegalStateException("handed back at shutdown"));
-        end(copy);
+        held.poll().handBack("handed back at shutdown");
 
         await().atMost(Duration.ofSeconds(30)).until(() -> held.size() == 1);
         assertThat(got.get("down")).containsExactly("g-001", "g-001");
         assertThat(got.get("up")).containsExactly("g-001");
         assertThat(inbox.resolve("g-001.json")).exists();
-        Exchange again = held.poll();
-        end(again);
+        held.poll().acknowledge();
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(inbox.resolve(".done/g-001.json")));
     }
 
@@ -152,7 +182,7 @@ class SharedInboxTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> held.size() == all.size());
         assertThat(got.get("down")).containsExactlyElementsOf(all);
         assertThat(got).as("up is given none of them again").doesNotContainKey("up");
-        held.forEach(SharedInboxTest::end);
+        held.forEach(SourceHandover::acknowledge);
         held.clear();
         await().atMost(Duration.ofSeconds(30)).until(() -> jsonLeft().isEmpty());
         try (Stream<Path> done = Files.list(inbox.resolve(".done"))) {
@@ -166,7 +196,7 @@ class SharedInboxTest {
         startContext();
         await().atMost(Duration.ofSeconds(30)).until(() -> got.containsKey("up") && held.size() == 1);
         assertThat(got.get("down")).containsExactly("h-001");
-        held.forEach(SharedInboxTest::end);
+        held.forEach(SourceHandover::acknowledge);
         await().atMost(Duration.ofSeconds(30)).until(() -> jsonLeft().isEmpty());
         // no partner's progress keeps the name of a file that moved: in memory, and on disk from the next start
         context.close();
@@ -190,11 +220,6 @@ class SharedInboxTest {
                 && Files.exists(inbox.resolve(".done/k-001.json")));
         assertThat(got.get("up")).containsExactly("k-002");
         assertThat(got.get("down")).containsExactly("k-002");
-    }
-
-    /** The partner's exchange ends: as its delivery would, well or failed. */
-    private static void end(Exchange exchange) {
-        UnitOfWorkHelper.doneSynchronizations(exchange, exchange.getExchangeExtension().handoverCompletions());
     }
 
     private void drop(String id) throws Exception {
