@@ -68,6 +68,7 @@ public final class Tracing {
         OpenTelemetryTracer tracer = new OpenTelemetryTracer();
         tracer.setCamelContext(context);
         tracer.init(context);
+        // after init, which sets camel-opentelemetry2's own (a span made the thread's current, baggage, headers on each)
         tracer.setSpanLifecycleManager(spans);
         // camel-telemetry 4.18.0 wraps every processor of the context whether or not it traces processors (and builds
         // a name per processor and exchange): the bundle traces none, so the wrapper goes
