@@ -103,7 +103,7 @@ class DocsTest {
         // the attributes of the attempt's span (docs/operations.md, Tracing) are named liveodds.* too
         Set<String> spanAttributes = new TreeSet<>();
         Matcher attribute = Pattern.compile("setAttribute\\(\"(liveodds\\.[a-z_.]+)\"")
-                .matcher(Files.readString(Path.of("src/main/java/com/liveodds/push/tracing/BundleTracer.java")));
+                .matcher(Files.readString(Path.of("src/main/java/com/liveodds/push/tracing/BundleSpans.java")));
         while (attribute.find()) {
             spanAttributes.add(attribute.group(1));
         }

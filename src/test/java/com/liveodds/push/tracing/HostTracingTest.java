@@ -19,6 +19,7 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.main.Main;
+import org.apache.camel.opentelemetry2.OpenTelemetryTracer;
 import org.apache.camel.spi.CamelTracingService;
 import org.apache.camel.telemetry.TraceProcessorsInterceptStrategy;
 import org.junit.jupiter.api.AfterAll;
@@ -77,7 +78,7 @@ class HostTracingTest {
                 .allSatisfy(client -> assertThat(client.getAttributes().get(MESSAGE_ID)).isNotNull());
         assertThat(host.getCamelContext().getCamelContextExtension().getInterceptStrategies())
                 .noneMatch(TraceProcessorsInterceptStrategy.class::isInstance);
-        assertThat(host.getCamelContext().hasService(CamelTracingService.class)).isInstanceOf(BundleTracer.class);
+        assertThat(host.getCamelContext().hasService(CamelTracingService.class)).isInstanceOf(OpenTelemetryTracer.class);
         assertThat(io.opentelemetry.api.GlobalOpenTelemetry.isSet()).as("the JVM's global OpenTelemetry").isFalse();
     }
 }

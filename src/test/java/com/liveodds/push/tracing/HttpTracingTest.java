@@ -3,6 +3,7 @@ package com.liveodds.push.tracing;
 import static com.liveodds.push.tracing.UpstreamTrace.ATTEMPT;
 import static com.liveodds.push.tracing.UpstreamTrace.MATCH;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import java.net.http.HttpResponse;
@@ -14,6 +15,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import com.liveodds.push.support.InMemoryTraces;
 import com.liveodds.push.support.Messages;
 import com.google.protobuf.ByteString;
 import io.opentelemetry.api.trace.SpanKind;
@@ -56,6 +58,20 @@ class HttpTracingTest {
         SpanData receipt = trace.stream().filter(s -> s.getKind() == SpanKind.SERVER).findFirst().orElseThrow();
         assertThat(receipt.getParentSpanId()).isEqualTo(upstream.parentSpanId);
         assertThat(trace).extracting(SpanData::getName).contains("liveodds-ingest");
+        // a span per stage, each inside the one before: the request served, ingest (validation and dispatch in it),
+        // the push's turn in the partner's queue, the request to the partner; no span of a hop between routes
+        await().atMost(Duration.ofSeconds(20)).until(() -> InMemoryTraces.traces().get(upstream.traceId).size() >= 4);
+        List<SpanData> stages = InMemoryTraces.traces().get(upstream.traceId);
+        assertThat(stages).extracting(SpanData::getName, SpanData::getKind).containsExactlyInAnyOrder(
+                tuple("POST", SpanKind.SERVER), tuple("liveodds-ingest", SpanKind.INTERNAL),
+                tuple("liveoddsQueue", SpanKind.INTERNAL), tuple("POST", SpanKind.CLIENT));
+        Map<String, String> parentOf = stages.stream().collect(Collectors.toMap(SpanData::getName,
+                SpanData::getParentSpanId, (a, b) -> a));
+        Map<String, String> spanOf = stages.stream().filter(s -> s.getKind() != SpanKind.CLIENT)
+                .collect(Collectors.toMap(SpanData::getName, SpanData::getSpanId));
+        assertThat(parentOf.get("liveodds-ingest")).isEqualTo(spanOf.get("POST"));
+        assertThat(parentOf.get("liveoddsQueue")).isEqualTo(spanOf.get("liveodds-ingest"));
+        assertThat(attempt.getParentSpanId()).isEqualTo(spanOf.get("liveoddsQueue"));
 
         LoggedRequest push = UpstreamTrace.pushesOf(setup.partner(), "ht-1").get(0);
         assertThat(UpstreamTrace.traceparentOf(push)).containsEntry("trace", upstream.traceId)
