@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  *   token       reads partner
  *   partner     reads only the bottom
  *   ops         logs, meters, masking: reads only settings             settings: reads nothing of the bundle
- *   httpapi, auth, sandbox, demo, tracing: small leaves beside the bottom  fixtures, booking: read partner (the bookings)
+ *   httpapi, auth, sandbox, demo, tracing (names the queue's spans): small leaves beside the bottom  fixtures, booking: read partner (the bookings)
  *   recovery    what was accepted, pushed again: reads ingest, delivery, partner, queue (a hold on a match)
  *   recovery.kafka  several instances on Kafka: the whole topic kept, recoveries to the partitions' owners; reads
  *               recovery, ingest, delivery, and of the sources source.kafka (which partitions are whose)
@@ -77,7 +77,7 @@ class PackageDirectionTest {
             Map.entry("recovery.kafka", Set.of("recovery", "ingest", "delivery", "source.kafka")),
             Map.entry("sandbox", Set.of()),
             Map.entry("demo", Set.of()),
-            Map.entry("tracing", Set.of()),
+            Map.entry("tracing", Set.of("queue")),
             Map.entry("status", Set.of("*")),
             Map.entry(ROOT, Set.of("*")));
 

@@ -102,6 +102,7 @@ public class PartnerPushes implements CamelContextAware {
         exchange.setVariable("matchId", push.matchId());
         exchange.setVariable("messageType", push.messageType());
         exchange.setVariable("messageId", push.messageId());
+        exchange.setVariable("attempt", state.getAttempts());
         exchange.setVariable("pushBody", push.bytes());
         exchange.setVariable(STARTED, System.nanoTime());
     }

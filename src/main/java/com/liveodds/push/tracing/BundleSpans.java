@@ -5,8 +5,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
-import com.liveodds.push.delivery.DeliveryState;
-import com.liveodds.push.delivery.Push;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
@@ -74,12 +72,13 @@ final class BundleSpans extends ServiceSupport implements SpanLifecycleManager {
     }
 
     /**
-     * A request to the partner: the attempt of a push or heartbeat the exchange carries ({@link DeliveryState}), and
+     * A request to the partner: the attempt of a push or heartbeat, as the push route's variables name it
+     * ({@code matchId}, {@code messageType}, {@code messageId}, {@code attempt}), and
      * the partner parameters of the route template the push route came from.
      */
     void describeAttempt(Span span, Exchange exchange) {
-        DeliveryState delivery = exchange.getVariable(DeliveryState.VARIABLE, DeliveryState.class);
-        if (delivery == null) {
+        Object match = exchange.getVariable("matchId");
+        if (match == null) {
             return;
         }
         Map<String, String> partner = partnerOf(ExchangeHelper.getRoute(exchange));
@@ -91,11 +90,12 @@ final class BundleSpans extends ServiceSupport implements SpanLifecycleManager {
         if (id != null) {
             span.setAttribute("liveodds.partner.id", id);
         }
-        Push push = delivery.getPush();
-        span.setAttribute("liveodds.match", push.matchId());
-        span.setAttribute("liveodds.message_type", push.messageType());
-        span.setAttribute("liveodds.message_id", push.messageId());
-        span.setAttribute("liveodds.attempt", delivery.getAttempts());
+        span.setAttribute("liveodds.match", match.toString());
+        span.setAttribute("liveodds.message_type", String.valueOf(exchange.getVariable("messageType")));
+        span.setAttribute("liveodds.message_id", String.valueOf(exchange.getVariable("messageId")));
+        if (exchange.getVariable("attempt") instanceof Integer attempt) {
+            span.setAttribute("liveodds.attempt", attempt);
+        }
     }
 
     private Map<String, String> partnerOf(Route route) {
