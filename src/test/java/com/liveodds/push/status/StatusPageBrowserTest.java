@@ -79,16 +79,19 @@ class StatusPageBrowserTest {
                     browser.findElement(By.id("token")).sendKeys(ADMIN_TOKEN);
                     browser.findElement(By.id("login-button")).click();
 
-                    await().atMost(Duration.ofSeconds(30)).until(() -> rows(browser, "matches").size() == 13
-                            && "in retry".equals(cells(rows(browser, "matches").get(0)).get(2)));
-                    WebElement first = rows(browser, "matches").get(0);
-                    assertThat(first.getAttribute("data-match")).isEqualTo("match:" + STUCK);
-                    assertThat(cells(first).get(1)).isEqualTo("2");
-                    assertThat(first.getAttribute("class")).contains("retry");
-                    assertThat(browser.findElement(By.id("partner-detail")).getText()).doesNotContain(ADMIN_TOKEN);
-                    List<WebElement> letters = rows(browser, "dead-letters");
-                    assertThat(letters).hasSize(1);
-                    assertThat(cells(letters.get(0)).get(1)).isEqualTo("match:" + rejectedMatch);
+                    await().atMost(Duration.ofSeconds(30)).ignoreException(StaleElementReferenceException.class).until(() ->
+                            rows(browser, "matches").size() == 13 && "in retry".equals(cells(rows(browser, "matches").get(0)).get(2)));
+                    // the page redraws its tables every 2 s: a row read across a redraw is read again
+                    await().atMost(Duration.ofSeconds(30)).ignoreException(StaleElementReferenceException.class).untilAsserted(() -> {
+                        WebElement first = rows(browser, "matches").get(0);
+                        assertThat(first.getAttribute("data-match")).isEqualTo("match:" + STUCK);
+                        assertThat(cells(first).get(1)).isEqualTo("2");
+                        assertThat(first.getAttribute("class")).contains("retry");
+                        assertThat(browser.findElement(By.id("partner-detail")).getText()).doesNotContain(ADMIN_TOKEN);
+                        List<WebElement> letters = rows(browser, "dead-letters");
+                        assertThat(letters).hasSize(1);
+                        assertThat(cells(letters.get(0)).get(1)).isEqualTo("match:" + rejectedMatch);
+                    });
                     Files.write(Path.of("target", "status-page.png"), ((ChromeDriver) browser).getScreenshotAs(OutputType.BYTES));
 
                     partner.server().removeStub(refuse);
@@ -176,7 +179,8 @@ class StatusPageBrowserTest {
                 assertThat(asked.statusCode()).as(asked.body()).isEqualTo(202);
                 await().atMost(Duration.ofSeconds(30)).ignoreException(StaleElementReferenceException.class).until(() ->
                         rows(browser, "recoveries").size() == 1 && "complete".equals(cells(rows(browser, "recoveries").get(0)).get(3)));
-                assertThat(cells(rows(browser, "recoveries").get(0))).containsSequence("page-1", "a", "complete", "1", "1", "1", "0");
+                await().atMost(Duration.ofSeconds(30)).ignoreException(StaleElementReferenceException.class).untilAsserted(() ->
+                        assertThat(cells(rows(browser, "recoveries").get(0))).containsSequence("page-1", "a", "complete", "1", "1", "1", "0"));
 
                 // b paused from its row's button (contract 24): the row says PAUSED, the service has it paused; its
                 // Resume button undoes it
