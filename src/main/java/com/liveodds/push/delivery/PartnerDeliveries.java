@@ -141,12 +141,8 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
                 partner.notBooked().increment();
                 continue;
             }
-            // a copy of its own unit of work: exchange.copy() shares the caller's, whose completions (the file's) the
-            // queue would then take over with the partner's
-            Exchange copy = ExchangeHelper.createCorrelatedCopy(exchange, false, true);
-            copy.setPattern(ExchangePattern.InOnly);
+            Exchange copy = copyFor(exchange, name, ExchangePattern.InOnly);
             copy.removeVariable(SourceHandover.Shared.VARIABLE);
-            copy.setVariable(PARTNER, name);
             SourceHandover.attach(copy, shared.forPartner(name));
             partner.enqueue(copy, push, true, doneSync -> {
                 // queued, or refused and handed back to the source through its handover
@@ -179,9 +175,7 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
         AtomicInteger left = new AtomicInteger(booked.size());
         AtomicReference<Throwable> handedBack = new AtomicReference<>();
         for (Partner partner : booked) {
-            Exchange copy = exchange.copy();
-            copy.setPattern(ExchangePattern.InOut);
-            copy.setVariable(PARTNER, partner.name);
+            Exchange copy = copyFor(exchange, partner.name, ExchangePattern.InOut);
             copy.removeVariable(PushOutcome.BY_PARTNER);
             AsyncCallback settled = doneSync -> {
                 if (copy.getException() != null) {
@@ -222,6 +216,17 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
             }
         }
         return false;
+    }
+
+    /**
+     * A partner's copy of the caller's exchange, with a unit of work of its own: exchange.copy() would share the
+     * caller's, and the partner's queue would take over the caller's completions (a file's, an HTTP answer's) with it.
+     */
+    private static Exchange copyFor(Exchange exchange, String partner, ExchangePattern pattern) {
+        Exchange copy = ExchangeHelper.createCorrelatedCopy(exchange, false, true);
+        copy.setPattern(pattern);
+        copy.setVariable(PARTNER, partner);
+        return copy;
     }
 
     private boolean isPaused(Partner partner) {
