@@ -48,6 +48,7 @@ import com.liveodds.push.settings.PartnerSettings;
 import com.liveodds.push.settings.SettingsReader;
 import com.liveodds.push.settings.StartupSettings;
 import com.liveodds.push.source.SourceHealthCheck;
+import com.liveodds.push.source.file.InboxDone;
 import com.liveodds.push.source.file.InboxGuard;
 import com.liveodds.push.source.file.SharedInbox;
 import com.liveodds.push.source.http.HttpSource;
@@ -208,6 +209,7 @@ public class LiveoddsBeans implements CamelContextAware {
         InboxGuard guard = new InboxGuard(deadLetters, rejections, upstream);
         guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
         bind("liveoddsInboxGuard", guard);
+        bind("liveoddsInboxDone", new InboxDone());
         SharedInbox inbox = new SharedInbox(guard);
         inbox.setDir(settings.text("liveodds.source.file.dir"));
         inbox.setPartners(settings.text("liveodds.partners", ""));
