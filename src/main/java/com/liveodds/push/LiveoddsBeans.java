@@ -50,6 +50,7 @@ import com.liveodds.push.settings.StartupSettings;
 import com.liveodds.push.source.SourceHealthCheck;
 import com.liveodds.push.source.file.InboxDone;
 import com.liveodds.push.source.file.InboxGuard;
+import com.liveodds.push.source.file.InboxPace;
 import com.liveodds.push.source.file.SharedInbox;
 import com.liveodds.push.source.http.HttpSource;
 import com.liveodds.push.source.http.IngestGate;
@@ -210,6 +211,8 @@ public class LiveoddsBeans implements CamelContextAware {
         guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
         bind("liveoddsInboxGuard", guard);
         bind("liveoddsInboxDone", new InboxDone());
+        // half a poll's files (maxMessagesPerPoll, routes/source-file.yaml) in hand: delivery has work for a while
+        bind("liveoddsInboxPace", new InboxPace(1_000, Duration.ofSeconds(1)));
         SharedInbox inbox = new SharedInbox(guard);
         inbox.setDir(settings.text("liveodds.source.file.dir"));
         inbox.setPartners(settings.text("liveodds.partners", ""));

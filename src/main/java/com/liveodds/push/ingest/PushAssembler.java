@@ -18,8 +18,9 @@ public class PushAssembler {
 
     public Push assemble(UpstreamMessage message) {
         String matchId = resolver.resolve(message.fightMetadata());
-        ObjectNode body = message.json().deepCopy();
-        ((ObjectNode) body.get("fight_metadata")).put("fight_id_sr", matchId);
+        // the validated tree stays as it came; only the object that changes is copied, not the markets around it
+        ObjectNode body = message.json().objectNode().setAll(message.json());
+        body.set("fight_metadata", message.fightMetadata().deepCopy().put("fight_id_sr", matchId));
         try {
             return new Push(message.messageId(), matchId, message.messageType(), mapper.writeValueAsString(body),
                     message.raw(), Instant.now(), message.json().path("odds_type").asText(null));

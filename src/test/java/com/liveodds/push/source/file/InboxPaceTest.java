@@ -1,0 +1,56 @@
+package com.liveodds.push.source.file;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import org.apache.camel.component.file.FileEndpoint;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The single partner's inbox is listed while few files are in hand, and at least every longestWait when many are. */
+class InboxPaceTest {
+
+    @Test
+    void fewFilesInHandTheInboxIsListedAtEveryPoll(@TempDir Path inbox) throws Exception {
+        try (DefaultCamelContext camel = new DefaultCamelContext()) {
+            FileEndpoint endpoint = camel.getEndpoint("file:" + inbox, FileEndpoint.class);
+            inHand(endpoint, 2);
+            InboxPace pace = new InboxPace(3, Duration.ofHours(1));
+
+            assertThat(pace.begin(null, endpoint)).isTrue();
+            assertThat(pace.begin(null, endpoint)).isTrue();
+        }
+    }
+
+    @Test
+    void manyFilesInHandTheListingWaitsUntilTheyAreFewerAgain(@TempDir Path inbox) throws Exception {
+        try (DefaultCamelContext camel = new DefaultCamelContext()) {
+            FileEndpoint endpoint = camel.getEndpoint("file:" + inbox, FileEndpoint.class);
+            inHand(endpoint, 3);
+            InboxPace pace = new InboxPace(3, Duration.ofHours(1));
+
+            assertThat(pace.begin(null, endpoint)).isFalse();
+            endpoint.getInProgressRepository().remove("f-0.json");
+            assertThat(pace.begin(null, endpoint)).isTrue();
+        }
+    }
+
+    @Test
+    void manyFilesInHandTheInboxIsStillListedOnceTheLongestWaitIsOver(@TempDir Path inbox) throws Exception {
+        try (DefaultCamelContext camel = new DefaultCamelContext()) {
+            FileEndpoint endpoint = camel.getEndpoint("file:" + inbox, FileEndpoint.class);
+            inHand(endpoint, 5);
+
+            assertThat(new InboxPace(3, Duration.ZERO).begin(null, endpoint)).isTrue();
+        }
+    }
+
+    private static void inHand(FileEndpoint endpoint, int files) {
+        for (int i = 0; i < files; i++) {
+            endpoint.getInProgressRepository().add("f-" + i + ".json");
+        }
+    }
+}
