@@ -65,6 +65,8 @@ class DefaultJvmTest {
         ProcessHandle service = launch();
         assertThat(service.info().arguments().map(List::of).orElse(List.of()))
                 .as("a service out of memory exits at once").contains("-XX:+ExitOnOutOfMemoryError");
+        assertThat(Files.readString(Path.of("/proc/" + service.pid() + "/environ")).split("\0"))
+                .as("the service's glibc keeps few malloc arenas").contains("MALLOC_ARENA_MAX=2");
 
         // ended without a shutdown, as the JVM ends itself on an OutOfMemoryError
         service.destroyForcibly();
@@ -89,6 +91,7 @@ class DefaultJvmTest {
                 .matcher(dockerfile);
         assertThat(entrypoint.find()).as("the Dockerfile's ENTRYPOINT runs java -jar").isTrue();
         assertThat(List.of(entrypoint.group(1).replace("\"", "").split(",\\s+"))).isEqualTo(DefaultJvm.OPTIONS);
+        DefaultJvm.ENVIRONMENT.forEach((name, value) -> assertThat(dockerfile).contains(name + "=" + value));
 
         String operations = Files.readString(Path.of("docs/operations.md")).replaceAll("\\s+", " ");
         assertThat(operations).contains("`" + String.join(" ", DefaultJvm.OPTIONS) + "`");
