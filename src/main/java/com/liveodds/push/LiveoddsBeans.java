@@ -211,8 +211,8 @@ public class LiveoddsBeans implements CamelContextAware {
         guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
         bind("liveoddsInboxGuard", guard);
         bind("liveoddsInboxDone", new InboxDone());
-        // half a poll's files (maxMessagesPerPoll, routes/source-file.yaml) in hand: delivery has work for a while
-        bind("liveoddsInboxPace", new InboxPace(1_000, Duration.ofSeconds(1)));
+        // half its queue's files in hand, and going: delivery has work for a while
+        bind("liveoddsInboxPace", new InboxPace(Math.max(1, queueShare / 2), Duration.ofSeconds(1)));
         SharedInbox inbox = new SharedInbox(guard);
         inbox.setDir(settings.text("liveodds.source.file.dir"));
         inbox.setPartners(settings.text("liveodds.partners", ""));

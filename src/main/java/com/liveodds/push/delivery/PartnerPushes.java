@@ -177,11 +177,8 @@ public class PartnerPushes implements CamelContextAware {
         }
         meters().delivered.increment();
         meters().latency(push.messageType()).record(Duration.between(push.receivedAt(), clock.instant()));
-        if (LOG.isDebugEnabled()) {
-            // a line per push is a line per message: DEBUG, the meters count them (docs/operations.md)
-            try (var log = MessageLogContext.of(exchange, push.matchId(), push.messageId())) {
-                LOG.debug("{}Delivered {} (HTTP {}, attempt {})", who, push, state.getLastStatus(), state.getAttempts());
-            }
+        try (var log = MessageLogContext.of(exchange, push.matchId(), push.messageId())) {
+            LOG.info("{}Delivered {} (HTTP {}, attempt {})", who, push, state.getLastStatus(), state.getAttempts());
         }
     }
 

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * The single partner's inbox (route liveodds-source-file): a file whose message ended well (delivered, dead-lettered,
  * rejected, alive) moves to {@code .done/} in one rename, replacing a file of that name there; one that failed or was
  * handed back stays for the next poll. What Camel's {@code move=.done} does, without its per-file exchange copy,
- * expression and existence checks, which cost a sixth of a push (docs/benchmarks.md).
+ * expression and existence checks (a tenth of the service's CPU in the file bench: docs/benchmarks.md).
  */
 public class InboxDone implements GenericFileProcessStrategy<File> {
 
@@ -49,15 +49,33 @@ public class InboxDone implements GenericFileProcessStrategy<File> {
     @Override
     public void commit(GenericFileOperations<File> operations, GenericFileEndpoint<File> endpoint, Exchange exchange,
                        GenericFile<File> file) {
+        Path source = file.getFile().toPath();
         try {
-            Files.move(file.getFile().toPath(), done.resolve(file.getFileNameOnly()), StandardCopyOption.REPLACE_EXISTING);
+            move(source, file.getFileNameOnly());
         } catch (NoSuchFileException e) {
-            // removed by hand meanwhile: nothing to move
+            if (Files.exists(source)) {
+                // .done/ itself was removed while the service ran: made again, as Camel's move=.done would
+                try {
+                    Files.createDirectories(done);
+                    move(source, file.getFileNameOnly());
+                } catch (IOException again) {
+                    notMoved(file, again);
+                }
+            }
+            // else removed by hand meanwhile: nothing to move
         } catch (IOException e) {
-            // it stays in the inbox and is read again at the next poll: pushed again with its Idempotency-Key
-            LOG.warn("Inbox file {} could not be moved to .done: {}", LogSafe.escape(file.getFileNameOnly()),
-                    LogSafe.escape(String.valueOf(e.getMessage())));
+            notMoved(file, e);
         }
+    }
+
+    private void move(Path source, String name) throws IOException {
+        Files.move(source, done.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /** It stays in the inbox and is read again at the next poll: pushed again, with its Idempotency-Key. */
+    private static void notMoved(GenericFile<File> file, IOException e) {
+        LOG.warn("Inbox file {} could not be moved to .done: {}", LogSafe.escape(file.getFileNameOnly()),
+                LogSafe.escape(String.valueOf(e.getMessage())));
     }
 
     @Override

@@ -10,20 +10,22 @@ import org.apache.camel.support.DefaultPollingConsumerPollStrategy;
 import org.apache.camel.support.processor.idempotent.MemoryIdempotentRepository;
 
 /**
- * The single partner's inbox (route liveodds-source-file): while it has many files in hand (read, not yet done), the
- * listing waits, at most {@code longestWait}. Camel's file consumer looks at every file it has in hand again at each
- * listing (two stat calls each) before it skips it, so a backlog of thousands listed every poll-delay cost more than
- * the pushes themselves (docs/benchmarks.md); those in hand keep delivery busy meanwhile. A match in retry holds back
- * no other match's files longer than {@code longestWait}.
+ * The single partner's inbox (route liveodds-source-file): while many files are in hand (read, their pushes not ended)
+ * and delivery is working through them, the listing waits, at most {@code longestWait}. Camel's file consumer looks at
+ * every file in hand again at each listing (two stat calls each) before it skips it: a backlog of thousands listed
+ * every poll-delay cost more CPU than the pushes (docs/benchmarks.md), while those in hand kept delivery busy anyway.
+ * Files in hand that do not move (a match or the partner in retry) never hold back a listing: a match that waits on
+ * its back-off delays no other match's new files (contract 10).
  */
 public class InboxPace extends DefaultPollingConsumerPollStrategy {
 
     private final int inHand;
     private final long longestWaitNanos;
     private volatile long listedAt = System.nanoTime();
+    private volatile int inHandBefore;
 
     /**
-     * @param inHand      files in hand from which the listing waits
+     * @param inHand      files in hand from which the listing waits while they go
      * @param longestWait how long it waits at most, from the last listing
      */
     public InboxPace(int inHand, Duration longestWait) {
@@ -34,7 +36,10 @@ public class InboxPace extends DefaultPollingConsumerPollStrategy {
     @Override
     public boolean begin(Consumer consumer, Endpoint endpoint) {
         long now = System.nanoTime();
-        if (inHand(endpoint) >= inHand && now - listedAt < longestWaitNanos) {
+        int held = inHand(endpoint);
+        boolean going = held < inHandBefore;
+        inHandBefore = held;
+        if (held >= inHand && going && now - listedAt < longestWaitNanos) {
             return false;
         }
         listedAt = now;

@@ -48,6 +48,22 @@ class InboxDoneTest {
     }
 
     @Test
+    void aDoneFolderRemovedWhileTheServiceRunsIsMadeAgainAndTheFileStillMoves(@TempDir Path inbox) throws Exception {
+        try (DefaultCamelContext camel = new DefaultCamelContext()) {
+            FileEndpoint endpoint = camel.getEndpoint("file:" + inbox, FileEndpoint.class);
+            InboxDone done = new InboxDone();
+            done.prepareOnStartup(null, endpoint);
+            Files.delete(inbox.resolve(".done"));
+            Path file = Files.writeString(inbox.resolve("c.json"), "{}");
+
+            done.commit(null, endpoint, null, inboxFile(file));
+
+            assertThat(file).doesNotExist();
+            assertThat(inbox.resolve(".done/c.json")).hasContent("{}");
+        }
+    }
+
+    @Test
     void aFileRemovedByHandBeforeItsEndIsNoFailure(@TempDir Path inbox) throws Exception {
         try (DefaultCamelContext camel = new DefaultCamelContext()) {
             FileEndpoint endpoint = camel.getEndpoint("file:" + inbox, FileEndpoint.class);
