@@ -21,23 +21,22 @@ import java.util.Map;
 final class DefaultJvm {
 
     /**
-     * Measured with DeliveryBench (docs/benchmarks.md): the contract's 384 MB heap, starting at 112 MB whatever the
-     * machine's memory (it grows as the backlog needs and is given back when it shrinks: less RSS than starting at a
-     * 64th of the RAM), of which 48 MB young (a push lives tens of milliseconds: with the 20 MB the 64 MB start gave
-     * it, pushes in flight were promoted and the old generation filled, a 60 ms full collection every second under
-     * load); the serial collector (no concurrent collector threads, a small footprint); the
-     * JVM's own tiered JIT, optimising compiler included: in steady state it costs camel-http and the push route about
-     * half the CPU per message of the quick compiler alone, for its compile time at start-up and some code-cache memory
-     * (contract 23: judged after a warm-up); a small thread stack. And a JVM out of
+     * Measured with DeliveryBench (docs/benchmarks.md): the contract's 384 MB heap, starting at 64 MB whatever the
+     * machine's memory (it grows as the backlog needs and is given back when it shrinks: about 70 MB less RSS than
+     * starting at a 64th of the RAM; a 48 MB young generation took a full collection a second away under load, and
+     * added 40 MB to the RSS for no CPU the bench could tell); the serial collector (no concurrent collector threads,
+     * a small footprint); the JVM's own tiered JIT, optimising compiler included: in steady state it costs camel-http
+     * and the push route about half the CPU per message of the quick compiler alone, for its compile time at start-up
+     * and some code-cache memory (contract 23: judged after a warm-up); a small thread stack. And a JVM out of
      * memory exits at once with status 3 (contract 22): an OutOfMemoryError leaves every thread of the JVM in doubt, so
      * the service does not go on half-dead; its supervisor restarts it and its sources deliver again what they had not
      * acknowledged.
      */
-    static final List<String> OPTIONS = List.of("-Xms112m", "-Xmn48m", "-Xmx384m", "-XX:+UseSerialGC",
-            "-XX:MaxHeapFreeRatio=30", "-XX:MinHeapFreeRatio=10", "-Xss512k", "-XX:+ExitOnOutOfMemoryError");
+    static final List<String> OPTIONS = List.of("-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxHeapFreeRatio=30",
+            "-XX:MinHeapFreeRatio=10", "-Xss512k", "-XX:+ExitOnOutOfMemoryError");
     /**
      * The child's glibc keeps two malloc arenas, not eight per core: the JIT, Netty and SQLite allocate off-heap from
-     * hundreds of threads, and each arena they touch stays in the RSS (about 30 MB in the JMS bench).
+     * hundreds of threads, and each arena they touch stays in the RSS (10 to 30 MB less in the JMS bench).
      */
     static final Map<String, String> ENVIRONMENT = Map.of("MALLOC_ARENA_MAX", "2");
     /** Set on the child: it runs the service and stops when its parent is gone. */
