@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
@@ -303,9 +302,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     private void moveToDone(String name, String key) {
         Path file = dir.resolve(name);
         try {
-            Path target = dir.resolve(".done").resolve(name);
-            Files.createDirectories(target.getParent());
-            Files.move(file, target, StandardCopyOption.REPLACE_EXISTING);
+            InboxDone.moveInto(dir.resolve(".done"), file);
         } catch (NoSuchFileException e) {
             // removed by hand: nothing to move
         } catch (IOException e) {
