@@ -7,6 +7,8 @@ import java.time.Duration;
 
 import org.apache.camel.component.file.FileEndpoint;
 import org.apache.camel.impl.DefaultCamelContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -16,64 +18,71 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class InboxPaceTest {
 
-    @Test
-    void fewFilesInHandTheInboxIsListedAtEveryPoll(@TempDir Path inbox) throws Exception {
-        try (DefaultCamelContext camel = new DefaultCamelContext()) {
-            FileEndpoint endpoint = camel.getEndpoint("file:" + inbox, FileEndpoint.class);
-            inHand(endpoint, 2);
-            InboxPace pace = new InboxPace(3, Duration.ofHours(1));
+    @TempDir
+    Path inbox;
+    private final DefaultCamelContext camel = new DefaultCamelContext();
+    private FileEndpoint endpoint;
 
-            assertThat(pace.begin(null, endpoint)).isTrue();
-            assertThat(pace.begin(null, endpoint)).isTrue();
-        }
+    @BeforeEach
+    void start() {
+        endpoint = camel.getEndpoint("file:" + inbox, FileEndpoint.class);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        camel.close();
     }
 
     @Test
-    void manyFilesInHandThatDeliveryWorksThroughTheListingWaitsUntilTheyAreFewer(@TempDir Path inbox) throws Exception {
-        try (DefaultCamelContext camel = new DefaultCamelContext()) {
-            FileEndpoint endpoint = camel.getEndpoint("file:" + inbox, FileEndpoint.class);
-            inHand(endpoint, 5);
-            InboxPace pace = new InboxPace(3, Duration.ofHours(1));
-            assertThat(pace.begin(null, endpoint)).as("the listing that took them").isTrue();
+    void fewFilesInHandTheInboxIsListedAtEveryPoll() {
+        inHand(2);
+        InboxPace pace = new InboxPace(3, Duration.ofHours(1));
 
-            endpoint.getInProgressRepository().remove("f-0.json");
-            assertThat(pace.begin(null, endpoint)).as("four in hand, one ended since").isFalse();
-            endpoint.getInProgressRepository().remove("f-1.json");
-            assertThat(pace.begin(null, endpoint)).as("three in hand, one ended since").isFalse();
-            endpoint.getInProgressRepository().remove("f-2.json");
-            assertThat(pace.begin(null, endpoint)).as("two in hand").isTrue();
-        }
+        assertThat(pace.begin(null, endpoint)).isTrue();
+        assertThat(pace.begin(null, endpoint)).isTrue();
     }
 
     @Test
-    void manyFilesInHandThatDoNotMoveNeverHoldTheListingBack(@TempDir Path inbox) throws Exception {
-        try (DefaultCamelContext camel = new DefaultCamelContext()) {
-            FileEndpoint endpoint = camel.getEndpoint("file:" + inbox, FileEndpoint.class);
-            inHand(endpoint, 5);
-            InboxPace pace = new InboxPace(3, Duration.ofHours(1));
+    void manyFilesInHandThatDeliveryWorksThroughTheListingWaitsUntilTheyAreFewer() {
+        inHand(5);
+        InboxPace pace = new InboxPace(3, Duration.ofHours(1));
+        assertThat(pace.begin(null, endpoint)).as("the listing that took them").isTrue();
 
-            assertThat(pace.begin(null, endpoint)).isTrue();
-            assertThat(pace.begin(null, endpoint)).as("none ended since the last poll: a match in retry").isTrue();
-            assertThat(pace.begin(null, endpoint)).isTrue();
-        }
+        ended("f-0.json");
+        assertThat(pace.begin(null, endpoint)).as("four in hand, one ended since").isFalse();
+        ended("f-1.json");
+        assertThat(pace.begin(null, endpoint)).as("three in hand, one ended since").isFalse();
+        ended("f-2.json");
+        assertThat(pace.begin(null, endpoint)).as("two in hand").isTrue();
     }
 
     @Test
-    void manyFilesInHandTheInboxIsStillListedOnceTheLongestWaitIsOver(@TempDir Path inbox) throws Exception {
-        try (DefaultCamelContext camel = new DefaultCamelContext()) {
-            FileEndpoint endpoint = camel.getEndpoint("file:" + inbox, FileEndpoint.class);
-            inHand(endpoint, 5);
-            InboxPace pace = new InboxPace(3, Duration.ZERO);
-            assertThat(pace.begin(null, endpoint)).isTrue();
+    void manyFilesInHandThatDoNotMoveNeverHoldTheListingBack() {
+        inHand(5);
+        InboxPace pace = new InboxPace(3, Duration.ofHours(1));
 
-            endpoint.getInProgressRepository().remove("f-0.json");
-            assertThat(pace.begin(null, endpoint)).isTrue();
-        }
+        assertThat(pace.begin(null, endpoint)).isTrue();
+        assertThat(pace.begin(null, endpoint)).as("none ended since the last poll: a match in retry").isTrue();
+        assertThat(pace.begin(null, endpoint)).isTrue();
     }
 
-    private static void inHand(FileEndpoint endpoint, int files) {
+    @Test
+    void manyFilesInHandTheInboxIsStillListedOnceTheLongestWaitIsOver() {
+        inHand(5);
+        InboxPace pace = new InboxPace(3, Duration.ZERO);
+        assertThat(pace.begin(null, endpoint)).isTrue();
+
+        ended("f-0.json");
+        assertThat(pace.begin(null, endpoint)).isTrue();
+    }
+
+    private void inHand(int files) {
         for (int i = 0; i < files; i++) {
             endpoint.getInProgressRepository().add("f-" + i + ".json");
         }
+    }
+
+    private void ended(String file) {
+        endpoint.getInProgressRepository().remove(file);
     }
 }
