@@ -27,12 +27,13 @@ public class InboxDone implements GenericFileProcessStrategy<File> {
 
     private static final Logger LOG = LoggerFactory.getLogger(InboxDone.class);
 
-    private volatile Path done;
+    /** The folder of the inbox that done files move to. */
+    static final String DONE = ".done";
 
     @Override
     public void prepareOnStartup(GenericFileOperations<File> operations, GenericFileEndpoint<File> endpoint)
             throws IOException {
-        done = Files.createDirectories(Path.of(endpoint.getConfiguration().getDirectory(), ".done"));
+        Files.createDirectories(Path.of(endpoint.getConfiguration().getDirectory(), DONE));
     }
 
     @Override
@@ -51,7 +52,7 @@ public class InboxDone implements GenericFileProcessStrategy<File> {
     public void commit(GenericFileOperations<File> operations, GenericFileEndpoint<File> endpoint, Exchange exchange,
                        GenericFile<File> file) {
         try {
-            moveInto(done, file.getFile().toPath());
+            moveToDone(file.getFile().toPath());
         } catch (NoSuchFileException e) {
             // removed by hand meanwhile: nothing to move
         } catch (IOException e) {
@@ -62,13 +63,14 @@ public class InboxDone implements GenericFileProcessStrategy<File> {
     }
 
     /**
-     * Moves an inbox file into {@code done} in one rename(2), which replaces a file of that name there (Files.move
-     * looks at both paths first: two lstat calls, a third of the move's cost), and makes {@code done} again if it was
-     * removed while the service ran, as Camel's move=.done would.
+     * Moves an inbox file into the inbox's {@value #DONE} in one rename(2), which replaces a file of that name there
+     * (Files.move looks at both paths first: two lstat calls, a third of the move's cost), and makes the folder again
+     * if it was removed while the service ran, as Camel's move=.done would.
      *
      * @throws NoSuchFileException when the file itself is gone
      */
-    static void moveInto(Path done, Path file) throws IOException {
+    static void moveToDone(Path file) throws IOException {
+        Path done = file.resolveSibling(DONE);
         Path target = done.resolve(file.getFileName());
         if (file.toFile().renameTo(target.toFile())) {
             return;

@@ -302,7 +302,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     private void moveToDone(String name, String key) {
         Path file = dir.resolve(name);
         try {
-            InboxDone.moveInto(dir.resolve(".done"), file);
+            InboxDone.moveToDone(file);
         } catch (NoSuchFileException e) {
             // removed by hand: nothing to move
         } catch (IOException e) {
