@@ -1,7 +1,14 @@
 package com.liveodds.push.bench;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -13,6 +20,8 @@ import java.util.stream.Stream;
  * {@link Arrivals#warmThroughput()}): the JVM's start-up, most of its JIT compilation and the idle wait after the run
  * do not count.
  * The process's CPU (and its child processes') is read from {@code /proc/<pid>/stat} (through {@link ProcessHandle.Info#totalCpuDuration()}).
+ * Of that CPU, {@link #jvmShares()} tells what the JVM's own threads took over the same half: a JIT still compiling
+ * there means the figure is not yet steady state.
  */
 final class CpuMeter implements AutoCloseable {
 
@@ -28,6 +37,13 @@ final class CpuMeter implements AutoCloseable {
     private int firstDelivered;
     private long lastCpu;
     private int lastDelivered;
+    /**
+     * The JVM's own threads' CPU (clock ticks) by thread id, when the measured half began and as last seen since (read
+     * every second: the JVM ends idle compiler threads, and what an ended thread took is no longer to be read).
+     */
+    private Map<Long, long[]> firstJvmTicks;
+    private final Map<Long, long[]> lastJvmTicks = new HashMap<>();
+    private int samples;
 
     CpuMeter(ProcessHandle process, List<Arrivals> receivers) {
         this.process = process;
@@ -39,14 +55,17 @@ final class CpuMeter implements AutoCloseable {
     private synchronized void sample() {
         int delivered = receivers.stream().mapToInt(Arrivals::delivered).sum();
         // with the processes it started: the default launch runs the service in a child JVM
-        long cpu = Stream.concat(Stream.of(process), process.descendants())
-                .mapToLong(p -> p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L)).sum();
+        long cpu = totalCpu();
         if (cpu == 0 || delivered < expected / 2) {
             return;
         }
         if (firstCpu < 0) {
             firstCpu = cpu;
             firstDelivered = delivered;
+            firstJvmTicks = jvmThreadTicks();
+        }
+        if (samples++ % 50 == 0) {
+            lastJvmTicks.putAll(jvmThreadTicks());
         }
         if (delivered > lastDelivered) {
             lastCpu = cpu;
@@ -58,6 +77,56 @@ final class CpuMeter implements AutoCloseable {
     synchronized double microsPerMessage() {
         int messages = lastDelivered - firstDelivered;
         return firstCpu < 0 || messages < 100 ? Double.NaN : (lastCpu - firstCpu) / 1e3 / messages;
+    }
+
+    /**
+     * The share of the process's CPU since the middle arrival that its JIT compiler threads and its collector (the VM
+     * thread, where the serial collector works, and any GC threads) took, as "JIT 12 %, GC 7 %"; empty when the
+     * measured half has not begun.
+     */
+    synchronized String jvmShares() {
+        if (firstJvmTicks == null) {
+            return "";
+        }
+        long cpu = totalCpu() - firstCpu;
+        lastJvmTicks.putAll(jvmThreadTicks());
+        long[] took = new long[2];
+        lastJvmTicks.forEach((tid, last) -> took[(int) last[0]] += last[1] - firstJvmTicks.getOrDefault(tid, new long[2])[1]);
+        // clock ticks of /proc/<pid>/task/<tid>/stat: 100 per second (USER_HZ) on Linux
+        return cpu <= 0 ? "" : String.format("JIT %.0f %%, GC %.0f %%", took[0] * 1e9 / 100 / cpu * 100, took[1] * 1e9 / 100 / cpu * 100);
+    }
+
+    private long totalCpu() {
+        return Stream.concat(Stream.of(process), process.descendants())
+                .mapToLong(p -> p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L)).sum();
+    }
+
+    /**
+     * CPU (user + sys, clock ticks) of each JIT compiler thread (kind 0) and collector thread (kind 1) in the process and
+     * its children, by thread id: {kind, ticks}.
+     */
+    private Map<Long, long[]> jvmThreadTicks() {
+        Map<Long, long[]> ticks = new HashMap<>();
+        Stream.concat(Stream.of(process), process.descendants()).forEach(p -> {
+            try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(p.pid()), "task"))) {
+                for (Path task : tasks) {
+                    String stat = Files.readString(task.resolve("stat"));
+                    int close = stat.lastIndexOf(')');
+                    String name = stat.substring(stat.indexOf('(') + 1, close);
+                    int kind = name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler") ? 0
+                            : name.equals("VM Thread") || name.startsWith("GC Thread") ? 1 : -1;
+                    if (kind >= 0) {
+                        // after the name: state (field 3) first, so utime and stime (fields 14 and 15) are the 12th and 13th
+                        String[] fields = stat.substring(close + 2).split(" ");
+                        ticks.put(Long.parseLong(task.getFileName().toString()),
+                                new long[] {kind, Long.parseLong(fields[11]) + Long.parseLong(fields[12])});
+                    }
+                }
+            } catch (IOException | UncheckedIOException e) {
+                // the process or a thread ended meanwhile: its last reading stands
+            }
+        });
+        return ticks;
     }
 
     @Override

@@ -78,6 +78,8 @@ class DeliveryBench {
     private static final double WARM_UP = Double.parseDouble(System.getProperty("bench.warm-up", "0.5"));
     /** -Dbench.fan-out.sources=file: only those sources in the fan-out (file, jms). */
     private static final List<String> FAN_OUT_SOURCES = List.of(System.getProperty("bench.fan-out.sources", "file,jms").split(","));
+    /** -Dbench.throughput.sources=jms: only those sources in the one-partner throughput part (file, jms). */
+    private static final List<String> THROUGHPUT_SOURCES = List.of(System.getProperty("bench.throughput.sources", "file,jms").split(","));
     /** -Dbench.settings=k=v,k2=v2: settings given to every service run (as -Dk=v), over the bench's own. */
     private static final Map<String, String> EXTRA_SETTINGS = keyValues(System.getProperty("bench.settings", ""));
     /**
@@ -240,7 +242,7 @@ class DeliveryBench {
         int matches = 64;
         String size = String.format("%,d msgs / %d matches", n, matches);
         Baselines base = baselines("throughput-20ms", List.of(partner), "t20", n, matches, 20);
-        for (String source : List.of("file", "jms")) {
+        for (String source : THROUGHPUT_SOURCES) {
             Load load = new Load("t20-" + source, n, matches);
             Run s = serviceRun("throughput-20ms-" + source, source, List.of(partner), load, 20, warmUp(load), null);
             throughputRow("throughput (msg/s), " + size + ", " + source + ", partner 20 ms", s, base, 0.9, true);
@@ -423,6 +425,7 @@ class DeliveryBench {
         long started = System.nanoTime();
         long peakRss;
         double cpu;
+        String jvm;
         List<String> jvmOptions = new ArrayList<>(SERVICE_JVM_OPTIONS);
         if (JFR) {
             jvmOptions.add("-XX:StartFlightRecording=filename=" + dir.resolve("service.jfr") + ",settings=profile");
@@ -454,12 +457,13 @@ class DeliveryBench {
                 awaitDone(receivers, deadLetters);
                 peakRss = service.peakRssKiB();
                 cpu = meter.microsPerMessage();
+                jvm = meter.jvmShares();
             }
         }
         String run = name + (variant.isEmpty() ? "" : " " + variant);
         verdicts("warm-up of " + run, partners, warmReceivers, deadLetters);
-        finish(run, partners, receivers, deadLetters, started, String.format("%sCPU %s µs/%s, peak RSS %s MiB, log %s",
-                warmedBy(warmUp), FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", mib(peakRss), log));
+        finish(run, partners, receivers, deadLetters, started, String.format("%sCPU %s µs/%s (%s), peak RSS %s MiB, log %s",
+                warmedBy(warmUp), FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", jvm, mib(peakRss), log));
         return new Run(receivers, peakRss, cpu);
     }
 
@@ -526,9 +530,11 @@ class DeliveryBench {
                 Integer.toString(load.size), Integer.toString(load.matches), Integer.toString(warmUp == null ? 0 : warmUp.size)));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         double cpu;
+        String jvm;
         try (CpuMeter meter = new CpuMeter(process.toHandle(), arrivals)) {
             awaitDone(arrivals, null);
             cpu = meter.microsPerMessage();
+            jvm = meter.jvmShares();
             process.waitFor(1, TimeUnit.MINUTES);
         } finally {
             process.destroyForcibly();
@@ -538,8 +544,8 @@ class DeliveryBench {
         long kib = Long.parseLong(line.split(" ")[3]);
         String run = (client == Client.RAW ? "raw client " : "camel-http client ") + name;
         verdicts("warm-up of " + run, partners, warmArrivals, null);
-        finish(run, partners, arrivals, null, started, String.format("in its own JVM; %sCPU %s µs/%s, peak RSS %s MiB",
-                warmedBy(warmUp), FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", mib(kib)));
+        finish(run, partners, arrivals, null, started, String.format("in its own JVM; %sCPU %s µs/%s (%s), peak RSS %s MiB",
+                warmedBy(warmUp), FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", jvm, mib(kib)));
         Run measured = new Run(arrivals, kib, cpu);
         baselineRuns.put(key, measured);
         return measured;

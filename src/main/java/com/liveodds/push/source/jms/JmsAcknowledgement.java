@@ -11,6 +11,7 @@ import jakarta.jms.Message;
 import jakarta.jms.Session;
 
 import com.liveodds.push.delivery.SourceHandover;
+import com.liveodds.push.ingest.MessageVerdicts;
 import org.apache.activemq.artemis.jms.client.ActiveMQSession;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.jms.DefaultJmsMessageListenerContainer;
@@ -52,9 +53,18 @@ public class JmsAcknowledgement implements MessageListenerContainerFactory {
         return container;
     }
 
-    /** Before the message leaves the consumer thread: it is acknowledged when it ends, wherever that is. */
-    public void acknowledgeWhenDone(Exchange exchange) {
+    /**
+     * Before the message leaves the consumer thread: it is acknowledged when it ends, wherever that is; and keyed by its
+     * JMS message id (the same in every partner's copy of a multicast message, so it is judged once for all), read from
+     * the JMS message itself, since ${header.JMSMessageID} would have camel-jms copy every JMS header and property
+     * into a map first. A producer that sends no message id leaves the message unkeyed.
+     */
+    public void acknowledgeWhenDone(Exchange exchange) throws JMSException {
         JmsMessage received = exchange.getIn(JmsMessage.class);
+        String id = received.getJmsMessage().getJMSMessageID();
+        if (id != null) {
+            exchange.setVariable(MessageVerdicts.KEY, "jms:" + id);
+        }
         Session session = received.getJmsSession();
         SessionAcks acks = sessions.get(session);
         if (acks == null) {
