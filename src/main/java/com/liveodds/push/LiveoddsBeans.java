@@ -50,6 +50,7 @@ import com.liveodds.push.settings.StartupSettings;
 import com.liveodds.push.source.SourceHealthCheck;
 import com.liveodds.push.source.file.InboxDone;
 import com.liveodds.push.source.file.InboxGuard;
+import com.liveodds.push.source.file.InboxInProgress;
 import com.liveodds.push.source.file.InboxPace;
 import com.liveodds.push.source.file.SharedInbox;
 import com.liveodds.push.source.http.HttpSource;
@@ -211,6 +212,8 @@ public class LiveoddsBeans implements CamelContextAware {
         guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
         bind("liveoddsInboxGuard", guard);
         bind("liveoddsInboxDone", new InboxDone());
+        // in hand at most: a queue share, and two listings' batches (maxMessagesPerPoll of routes/source-file.yaml)
+        bind("liveoddsInboxInProgress", new InboxInProgress(queueShare + 2 * 2000));
         // half its queue's files in hand, and going: delivery has work for a while
         bind("liveoddsInboxPace", new InboxPace(Math.max(1, queueShare / 2), Duration.ofSeconds(1)));
         SharedInbox inbox = new SharedInbox(guard);

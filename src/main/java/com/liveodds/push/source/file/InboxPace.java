@@ -5,9 +5,7 @@ import java.time.Duration;
 import org.apache.camel.Consumer;
 import org.apache.camel.Endpoint;
 import org.apache.camel.component.file.GenericFileEndpoint;
-import org.apache.camel.spi.IdempotentRepository;
 import org.apache.camel.support.DefaultPollingConsumerPollStrategy;
-import org.apache.camel.support.processor.idempotent.MemoryIdempotentRepository;
 
 /**
  * The single partner's inbox (route liveodds-source-file): while many files are in hand (read, their pushes not ended)
@@ -47,11 +45,8 @@ public class InboxPace extends DefaultPollingConsumerPollStrategy {
     }
 
     private static int inHand(Endpoint endpoint) {
-        if (endpoint instanceof GenericFileEndpoint<?> files) {
-            IdempotentRepository inProgress = files.getInProgressRepository();
-            if (inProgress instanceof MemoryIdempotentRepository memory) {
-                return memory.getCacheSize();
-            }
+        if (endpoint instanceof GenericFileEndpoint<?> files && files.getInProgressRepository() instanceof InboxInProgress inProgress) {
+            return inProgress.size();
         }
         return 0;
     }

@@ -26,6 +26,7 @@ class InboxPaceTest {
     @BeforeEach
     void start() {
         endpoint = camel.getEndpoint("file:" + inbox, FileEndpoint.class);
+        endpoint.setInProgressRepository(new InboxInProgress(100));
     }
 
     @AfterEach
