@@ -41,8 +41,8 @@ final class CpuMeter implements AutoCloseable {
      * The JVM's own threads' CPU (clock ticks) by thread id, when the measured half began and as last seen since (read
      * every second: the JVM ends idle compiler threads, and what an ended thread took is no longer to be read).
      */
-    private Map<Long, long[]> firstJvmTicks;
-    private final Map<Long, long[]> lastJvmTicks = new HashMap<>();
+    private Map<Long, JvmThread> firstJvmTicks;
+    private final Map<Long, JvmThread> lastJvmTicks = new HashMap<>();
     private int samples;
 
     CpuMeter(ProcessHandle process, List<Arrivals> receivers) {
@@ -91,7 +91,10 @@ final class CpuMeter implements AutoCloseable {
         long cpu = totalCpu() - firstCpu;
         lastJvmTicks.putAll(jvmThreadTicks());
         long[] took = new long[2];
-        lastJvmTicks.forEach((tid, last) -> took[(int) last[0]] += last[1] - firstJvmTicks.getOrDefault(tid, new long[2])[1]);
+        lastJvmTicks.forEach((tid, last) -> {
+            JvmThread first = firstJvmTicks.get(tid);
+            took[last.jit() ? 0 : 1] += last.ticks() - (first == null ? 0 : first.ticks());
+        });
         // clock ticks of /proc/<pid>/task/<tid>/stat: 100 per second (USER_HZ) on Linux
         return cpu <= 0 ? "" : String.format("JIT %.0f %%, GC %.0f %%", took[0] * 1e9 / 100 / cpu * 100, took[1] * 1e9 / 100 / cpu * 100);
     }
@@ -101,25 +104,25 @@ final class CpuMeter implements AutoCloseable {
                 .mapToLong(p -> p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L)).sum();
     }
 
-    /**
-     * CPU (user + sys, clock ticks) of each JIT compiler thread (kind 0) and collector thread (kind 1) in the process and
-     * its children, by thread id: {kind, ticks}.
-     */
-    private Map<Long, long[]> jvmThreadTicks() {
-        Map<Long, long[]> ticks = new HashMap<>();
+    /** A JIT compiler thread (or else a collector's) and its CPU so far, user + sys, in clock ticks. */
+    private record JvmThread(boolean jit, long ticks) {
+    }
+
+    /** The JIT compiler and collector threads of the process and its children, by thread id. */
+    private Map<Long, JvmThread> jvmThreadTicks() {
+        Map<Long, JvmThread> ticks = new HashMap<>();
         Stream.concat(Stream.of(process), process.descendants()).forEach(p -> {
             try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(p.pid()), "task"))) {
                 for (Path task : tasks) {
                     String stat = Files.readString(task.resolve("stat"));
                     int close = stat.lastIndexOf(')');
                     String name = stat.substring(stat.indexOf('(') + 1, close);
-                    int kind = name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler") ? 0
-                            : name.equals("VM Thread") || name.startsWith("GC Thread") ? 1 : -1;
-                    if (kind >= 0) {
+                    boolean jit = name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler");
+                    if (jit || name.equals("VM Thread") || name.startsWith("GC Thread")) {
                         // after the name: state (field 3) first, so utime and stime (fields 14 and 15) are the 12th and 13th
                         String[] fields = stat.substring(close + 2).split(" ");
                         ticks.put(Long.parseLong(task.getFileName().toString()),
-                                new long[] {kind, Long.parseLong(fields[11]) + Long.parseLong(fields[12])});
+                                new JvmThread(jit, Long.parseLong(fields[11]) + Long.parseLong(fields[12])));
                     }
                 }
             } catch (IOException | UncheckedIOException e) {

@@ -13,7 +13,8 @@ import org.apache.camel.support.DefaultPollingConsumerPollStrategy;
  * every file in hand again at each listing (two stat calls each) before it skips it: a backlog of thousands listed
  * every poll-delay cost more CPU than the pushes (docs/benchmarks.md), while those in hand kept delivery busy anyway.
  * Files in hand that do not move (a match or the partner in retry) never hold back a listing: a match that waits on
- * its back-off delays no other match's new files (contract 10).
+ * its back-off delays no other match's new files (contract 10). The files in hand are those the route's
+ * {@link InboxInProgress} holds; on an endpoint with another in-progress repository it never waits.
  */
 public class InboxPace extends DefaultPollingConsumerPollStrategy {
 
