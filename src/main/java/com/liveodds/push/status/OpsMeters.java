@@ -1,7 +1,6 @@
 package com.liveodds.push.status;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.ToDoubleFunction;
@@ -73,8 +72,8 @@ public class OpsMeters {
     }
 
     static double secondsLeft(PartnerTokenProvider tokens) {
-        Instant expiresAt = tokens.expiresAt();
-        return expiresAt == null ? Double.NaN : Duration.between(Instant.now(), expiresAt).toMillis() / 1000.0;
+        Duration left = tokens.lifeLeft();
+        return left == null ? Double.NaN : left.toMillis() / 1000.0;
     }
 
     private static <T> void gauge(MeterRegistry registry, String name, String unit, String help, Tags tags, T source,

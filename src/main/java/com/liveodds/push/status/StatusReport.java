@@ -87,11 +87,11 @@ public class StatusReport implements CamelContextAware {
         status.set("upstream", upstream(now));
         status.set("source", source());
         if (several) {
-            status.set("partner", allPartners(partners.stream().map(p -> partner(p, now).put("name", p)).toList()));
-            status.set("partners", partners(partners, now));
+            status.set("partner", allPartners(partners.stream().map(p -> partner(p).put("name", p)).toList()));
+            status.set("partners", partners(partners));
         } else {
             // its id names it to POST /admin/partners/{name}/pause (the status page's button)
-            status.set("partner", partner("", now).put("id",
+            status.set("partner", partner("").put("id",
                     camelContext.getPropertiesComponent().resolveProperty("liveodds.partner.id").orElse(null)));
         }
         status.set("matches", matches(partners, several));
@@ -136,7 +136,7 @@ public class StatusReport implements CamelContextAware {
     }
 
     /** One partner's connection: state, last success, failure and error, token life. */
-    private ObjectNode partner(String name, Instant now) {
+    private ObjectNode partner(String name) {
         ObjectNode partner = mapper.createObjectNode();
         Optional<PartnerStatus> status = Partners.beans(camelContext, name)
                 .map(beans -> beans.health().partner());
@@ -144,12 +144,11 @@ public class StatusReport implements CamelContextAware {
         partner.put("last_success", status.map(PartnerStatus::lastSuccess).map(Timestamps::format).orElse(null));
         partner.put("last_failure", status.map(PartnerStatus::lastFailure).map(Timestamps::format).orElse(null));
         partner.put("last_error", status.map(PartnerStatus::lastError).orElse(null));
-        Instant expiresAt = Partners.beans(camelContext, name)
-                .map(beans -> beans.tokens().expiresAt()).orElse(null);
-        if (expiresAt == null) {
+        Duration tokenLife = Partners.beans(camelContext, name).map(beans -> beans.tokens().lifeLeft()).orElse(null);
+        if (tokenLife == null) {
             partner.putNull("token_expires_in_s");
         } else {
-            partner.put("token_expires_in_s", seconds(Duration.between(now, expiresAt)));
+            partner.put("token_expires_in_s", seconds(tokenLife));
         }
         PartnerPauses.Pause pause = find(PartnerPauses.class).map(p -> p.pauseOf(name)).orElse(null);
         partner.put("paused", pause != null);
@@ -185,13 +184,13 @@ public class StatusReport implements CamelContextAware {
     }
 
     /** Each partner of {@code liveodds.partners}: its connection, booking, matches in numbers, and totals. */
-    private ArrayNode partners(List<String> names, Instant now) {
+    private ArrayNode partners(List<String> names) {
         ArrayNode partners = mapper.createArrayNode();
         for (String name : names) {
             ObjectNode partner = partners.addObject();
             partner.put("name", name);
             partner.put("id", Partners.setting(camelContext, name, "id"));
-            partner.setAll(partner(name, now));
+            partner.setAll(partner(name));
             String booking = Partners.setting(camelContext, name, "booking");
             partner.put("booking", booking == null || booking.isBlank() ? "all" : booking.trim());
             Optional<LiveMatches> live = Partners.beans(camelContext, name).map(PartnerBeans::liveMatches);

@@ -219,10 +219,17 @@ public class PartnerTokenProvider implements CamelContextAware, Expression {
         }
     }
 
-    /** When the current token expires, for monitoring; null when there is none. */
-    public Instant expiresAt() {
+    /**
+     * Life left of the current token, for monitoring: zero once it has expired with its renewal late; null when
+     * there is none.
+     */
+    public Duration lifeLeft() {
         CachedToken current = cached;
-        return current == null ? null : current.expiresAt();
+        if (current == null) {
+            return null;
+        }
+        Duration left = Duration.between(clock.instant(), current.expiresAt());
+        return left.isNegative() ? Duration.ZERO : left;
     }
 
     private boolean isUsable(CachedToken token) {

@@ -13,6 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -21,6 +23,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicReference;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -102,7 +105,37 @@ class PartnerTokenProviderTest {
         tokens.token();
         // lifetime 2 s, margin min(60 s, 1 s): renewed after about 1 s without anyone asking
         await().atMost(Duration.ofSeconds(4)).until(() -> partner.tokenRequests().size() >= 3);
-        assertThat(tokens.expiresAt()).isAfter(java.time.Instant.now());
+        assertThat(tokens.lifeLeft()).isPositive();
+    }
+
+    @Test
+    void anExpiredTokenShowsNoLifeLeftRatherThanANegativeOne() {
+        partner.tokenEndpointIssuing("brief", 60);
+        AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-12-02T12:00:00Z"));
+        Clock clock = new Clock() {
+            @Override
+            public ZoneId getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public Instant instant() {
+                return now.get();
+            }
+        };
+        provider = new PartnerTokenProvider(URI.create(partner.authUrl() + "/oauth/token"), "client-7", "very-secret",
+                "https://partner.example/api", Duration.ofSeconds(10), Duration.ofSeconds(5), clock);
+        provider.token();
+        now.set(now.get().plusSeconds(45));
+        assertThat(provider.lifeLeft()).isEqualTo(Duration.ofSeconds(15));
+        // its renewal late: the status page and the gauge say 0 s left, not "expires in -5 s"
+        now.set(now.get().plusSeconds(20));
+        assertThat(provider.lifeLeft()).isZero();
     }
 
     @Test
@@ -172,7 +205,7 @@ class PartnerTokenProviderTest {
                 .withBody("{\"access_token\":\"long\",\"token_type\":\"Bearer\",\"expires_in\":1e30}")));
         PartnerTokenProvider tokens = provider(Duration.ofSeconds(60));
         assertThat(tokens.token()).isEqualTo("long");
-        assertThat(tokens.expiresAt()).isBetween(Instant.now().plus(Duration.ofHours(23)), Instant.now().plus(Duration.ofHours(24)));
+        assertThat(tokens.lifeLeft()).isBetween(Duration.ofHours(23), Duration.ofHours(24));
     }
 
     @Test
