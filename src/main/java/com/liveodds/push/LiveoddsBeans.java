@@ -212,8 +212,10 @@ public class LiveoddsBeans implements CamelContextAware {
         guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
         bind("liveoddsInboxGuard", guard);
         bind("liveoddsInboxDone", new InboxDone());
-        // in hand at most: a queue share, and two listings' batches (maxMessagesPerPoll of routes/source-file.yaml)
+        // in hand at most: a queue share, and two listings' batches (maxMessagesPerPoll of routes/source-file.yaml); one
+        // set for the single partner's route, one for the shared inbox's
         bind("liveoddsInboxInProgress", new InboxInProgress(queueShare + 2 * 2000));
+        bind("liveoddsSharedInboxInProgress", new InboxInProgress(queueShare + 2 * 2000));
         // half its queue's files in hand, and going: delivery has work for a while
         bind("liveoddsInboxPace", new InboxPace(Math.max(1, queueShare / 2), Duration.ofSeconds(1)));
         SharedInbox inbox = new SharedInbox(guard);
