@@ -23,6 +23,7 @@ import com.liveodds.push.ops.Meters;
 import io.micrometer.core.instrument.Counter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.sqlite.SQLiteConfig;
 
 /**
  * What recovery pushes again (contract 20): every message the service accepted (validated, its match resolved: the
@@ -111,7 +112,10 @@ public class RetainedMessages {
             throw new SQLException("cannot make " + dir + ": " + e.getMessage(), e);
         }
         Path file = dir.resolve(FILE);
-        db = DriverManager.getConnection("jdbc:sqlite:" + file.toAbsolutePath());
+        SQLiteConfig config = new SQLiteConfig();
+        // no SELECT last_insert_rowid() after every insert: the snapshot's delete asks for it in its own statement
+        config.setGetGeneratedKeys(false);
+        db = config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
         try (Statement s = db.createStatement()) {
             s.execute("PRAGMA busy_timeout=10000");
             // before the first table: pages freed by pruning are given back to the file system in steps
@@ -139,9 +143,9 @@ public class RetainedMessages {
                     + "next_offset INTEGER NOT NULL, PRIMARY KEY (topic, topic_partition))");
         }
         insert = db.prepareStatement("INSERT OR IGNORE INTO retained (match_id, message_id, type, snapshot, accepted_at, body,"
-                + " topic_partition) VALUES (?, ?, ?, ?, ?, ?, ?)", Statement.RETURN_GENERATED_KEYS);
+                + " topic_partition) VALUES (?, ?, ?, ?, ?, ?, ?)");
         position = db.prepareStatement("INSERT OR REPLACE INTO topic_position (topic, topic_partition, next_offset) VALUES (?, ?, ?)");
-        dropOlderOdds = db.prepareStatement("DELETE FROM retained WHERE match_id = ? AND type = 'odds' AND seq < ?");
+        dropOlderOdds = db.prepareStatement("DELETE FROM retained WHERE match_id = ? AND type = 'odds' AND seq < last_insert_rowid()");
         LOG.info("Recovery: accepted messages kept for {} in {}", retention, file);
         return db;
     }
@@ -270,13 +274,7 @@ public class RetainedMessages {
             insert.setInt(7, from.partition());
         }
         if (insert.executeUpdate() == 1 && isSnapshot) {
-            long seq;
-            try (ResultSet keys = insert.getGeneratedKeys()) {
-                keys.next();
-                seq = keys.getLong(1);
-            }
             dropOlderOdds.setString(1, push.matchId());
-            dropOlderOdds.setLong(2, seq);
             dropOlderOdds.executeUpdate();
         }
     }
