@@ -18,6 +18,7 @@ import org.apache.camel.component.jms.DefaultJmsMessageListenerContainer;
 import org.apache.camel.component.jms.JmsEndpoint;
 import org.apache.camel.component.jms.JmsMessage;
 import org.apache.camel.component.jms.MessageListenerContainerFactory;
+import org.apache.camel.support.DefaultMessage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jms.listener.AbstractMessageListenerContainer;
@@ -54,14 +55,17 @@ public class JmsAcknowledgement implements MessageListenerContainerFactory {
     }
 
     /**
-     * Before the message leaves the consumer thread: it is acknowledged when it ends, wherever that is; and keyed by its
-     * JMS message id (the same in every partner's copy of a multicast message, so it is judged once for all), read from
-     * the JMS message itself, since ${header.JMSMessageID} would have camel-jms copy every JMS header and property
-     * into a map first. A producer that sends no message id leaves the message unkeyed.
+     * Before the message leaves the consumer thread: it is acknowledged when it ends, wherever that is; keyed by its
+     * JMS message id (the same in every partner's copy of a multicast message, so it is judged once for all); and it
+     * goes on as its body alone, in a plain message. camel-jms copies every JMS header and property into the message at
+     * the first touch of a header (a type conversion looks for a charset header), then the queue's copy copies them
+     * again; and no property a producer sets reaches a step as a header (CamelCharsetName would steer the decoding). A
+     * producer that sends no message id leaves the message unkeyed.
      */
     public void acknowledgeWhenDone(Exchange exchange) throws JMSException {
         JmsMessage received = exchange.getIn(JmsMessage.class);
-        String id = received.getJmsMessage().getJMSMessageID();
+        Message jms = received.getJmsMessage();
+        String id = jms.getJMSMessageID();
         if (id != null) {
             exchange.setVariable(MessageVerdicts.KEY, "jms:" + id);
         }
@@ -71,7 +75,10 @@ public class JmsAcknowledgement implements MessageListenerContainerFactory {
             sessions.keySet().removeIf(s -> !isOpen(s));
             acks = sessions.computeIfAbsent(session, SessionAcks::new);
         }
-        SourceHandover.attach(exchange, new JmsHandover(acks, received.getJmsMessage()));
+        SourceHandover.attach(exchange, new JmsHandover(acks, jms));
+        DefaultMessage body = new DefaultMessage(exchange);
+        body.setBody(received.getBody());
+        exchange.setIn(body);
     }
 
     /**
