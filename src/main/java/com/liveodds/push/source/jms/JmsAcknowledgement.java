@@ -59,8 +59,7 @@ public class JmsAcknowledgement implements MessageListenerContainerFactory {
      * JMS message id (the same in every partner's copy of a multicast message, so it is judged once for all); and it
      * goes on as its body alone, in a plain message. camel-jms copies every JMS header and property into the message at
      * the first touch of a header (a type conversion looks for a charset header), then the queue's copy copies them
-     * again; and no property a producer sets reaches a step as a header (CamelCharsetName would steer the decoding). A
-     * producer that sends no message id leaves the message unkeyed.
+     * again. A producer that sends no message id leaves the message unkeyed.
      */
     public void acknowledgeWhenDone(Exchange exchange) throws JMSException {
         JmsMessage received = exchange.getIn(JmsMessage.class);
