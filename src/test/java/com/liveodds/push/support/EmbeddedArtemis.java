@@ -67,6 +67,23 @@ public final class EmbeddedArtemis implements AutoCloseable {
         send(messages, session -> session.createTopic(topic), Map.of());
     }
 
+    /** Makes one message of any JMS type on the sending session. */
+    public interface Making {
+        Message make(Session session) throws JMSException;
+    }
+
+    /** Sends messages of any JMS type (a producer that breaks the contract's TextMessage or BytesMessage rule). */
+    public void sendMade(String queue, List<Making> messages) throws JMSException {
+        try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory(url());
+             Connection connection = factory.createConnection();
+             Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+             MessageProducer producer = session.createProducer(session.createQueue(queue))) {
+            for (Making making : messages) {
+                producer.send(making.make(session));
+            }
+        }
+    }
+
     private interface To {
         Destination of(Session session) throws JMSException;
     }

@@ -6,9 +6,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import jakarta.jms.BytesMessage;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.Session;
+import jakarta.jms.TextMessage;
 
 import com.liveodds.push.delivery.SourceHandover;
 import com.liveodds.push.ingest.MessageVerdicts;
@@ -58,8 +60,11 @@ public class JmsAcknowledgement implements MessageListenerContainerFactory {
      * Before the message leaves the consumer thread: it is acknowledged when it ends, wherever that is; keyed by its
      * JMS message id (the same in every partner's copy of a multicast message, so it is judged once for all); and it
      * goes on as its body alone, in a plain message. camel-jms copies every JMS header and property into the message at
-     * the first touch of a header (a type conversion looks for a charset header), then the queue's copy copies them
-     * again. A producer that sends no message id leaves the message unkeyed.
+     * the first touch of a header (a type conversion looks for a charset header), then {@code convertBodyTo}'s new
+     * message copies them again. The body is a TextMessage's text or a BytesMessage's bytes (contract 7); any other
+     * JMS type carries no JSON text and goes on with no body, so it is rejected as an empty message and acknowledged,
+     * not handed back to come again (an ObjectMessage is never deserialized). A producer that sends no message id
+     * leaves the message unkeyed.
      */
     public void acknowledgeWhenDone(Exchange exchange) throws JMSException {
         JmsMessage received = exchange.getIn(JmsMessage.class);
@@ -75,9 +80,13 @@ public class JmsAcknowledgement implements MessageListenerContainerFactory {
             acks = sessions.computeIfAbsent(session, SessionAcks::new);
         }
         SourceHandover.attach(exchange, new JmsHandover(acks, jms));
-        DefaultMessage body = new DefaultMessage(exchange);
-        body.setBody(received.getBody());
-        exchange.setIn(body);
+        DefaultMessage plain = new DefaultMessage(exchange);
+        if (jms instanceof TextMessage text) {
+            plain.setBody(text.getText());
+        } else if (jms instanceof BytesMessage) {
+            plain.setBody(received.getBody());
+        }
+        exchange.setIn(plain);
     }
 
     /**

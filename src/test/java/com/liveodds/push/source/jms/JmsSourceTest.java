@@ -83,6 +83,24 @@ class JmsSourceTest {
     }
 
     @Test
+    void messagesOfAnotherJmsTypeAreDeadLetteredOnceAndTheStreamGoesOn() throws Exception {
+        long before = service.deadLetterCount();
+        broker.sendMade(QUEUE, List.of(
+                session -> session.createMapMessage(),
+                session -> session.createObjectMessage("{\"message_id\":\"j-object\"}"),
+                session -> session.createMessage(),
+                session -> session.createTextMessage(Messages.odds("j-after", Messages.external("14", 61014)))));
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> pushOf("j-after") != null);
+        // each one rejected and acknowledged (no JSON text: none is read, the ObjectMessage not deserialized), nothing
+        // left for the broker to deliver again
+        await().atMost(Duration.ofSeconds(10)).until(() -> service.deadLetterCount() == before + 3
+                && broker.queue(QUEUE).getMessageCount() == 0 && broker.queue(QUEUE).getDeliveringCount() == 0);
+        assertThat(service.deadLetterEntries()).filteredOn(e -> "empty".equals(e.path("reason_code").asText()))
+                .as("no JSON text in any of them").hasSize(3);
+    }
+
+    @Test
     void severalConsumersKeepEachMatchInUpstreamOrder() throws Exception {
         int fights = 6;
         int perFight = 40;
@@ -120,6 +138,7 @@ class JmsSourceTest {
                 .atPriority(1).willReturn(aResponse().withStatus(500).withBody("{\"error\":\"down for a while\"}")));
         Queue queue = waitForQueue();
         long acknowledgedBefore = queue.getMessagesAcknowledged();
+        long deadLettersBefore = service.deadLetterCount();
 
         broker.send(QUEUE, List.of(Outgoing.text("31", Messages.odds("j-held", Messages.external("31", 63001)))));
 
@@ -135,7 +154,7 @@ class JmsSourceTest {
         await().atMost(Duration.ofSeconds(40)).until(() -> queue.getMessagesAcknowledged() == acknowledgedBefore + 1);
         assertThat(queue.getMessageCount()).isZero();
         assertThat(queue.getMessagesKilled()).isZero();
-        assertThat(service.deadLetterCount()).isZero();
+        assertThat(service.deadLetterCount()).isEqualTo(deadLettersBefore);
         int attempts = attemptsOf("j-held");
         // committed once, not redelivered by the broker: no further attempt after the one that got through
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> attemptsOf("j-held") == attempts);
