@@ -212,10 +212,11 @@ public class LiveoddsBeans implements CamelContextAware {
         guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
         bind("liveoddsInboxGuard", guard);
         bind("liveoddsInboxDone", new InboxDone());
-        // in hand at most: a queue share, and two listings' batches (maxMessagesPerPoll of routes/source-file.yaml); one
-        // set for the single partner's route, one for the shared inbox's
+        // in hand at most: a queue share, and two listings' batches (maxMessagesPerPoll of routes/source-file.yaml)
         bind("liveoddsInboxInProgress", new InboxInProgress(queueShare + 2 * 2000));
-        bind("liveoddsSharedInboxInProgress", new InboxInProgress(queueShare + 2 * 2000));
+        // the shared inbox's exchange ends once its copies are queued: it holds one listing's batch at most (what each
+        // partner has in hand is SharedInbox's)
+        bind("liveoddsSharedInboxInProgress", new InboxInProgress(2 * 2000));
         // half its queue's files in hand, and going: delivery has work for a while
         bind("liveoddsInboxPace", new InboxPace(Math.max(1, queueShare / 2), Duration.ofSeconds(1)));
         SharedInbox inbox = new SharedInbox(guard);

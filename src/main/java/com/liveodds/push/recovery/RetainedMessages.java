@@ -259,7 +259,10 @@ public class RetainedMessages {
         void run() throws SQLException;
     }
 
-    /** One insert, in the caller's transaction; a snapshot drops the odds of its match before it. */
+    /**
+     * One insert, in the caller's transaction; a snapshot drops the odds of its match before it, right after its insert:
+     * the delete reads last_insert_rowid(), which the next insert on this connection changes.
+     */
     private void keep(Push push, long acceptedAt, TopicRecord from) throws SQLException {
         boolean isSnapshot = push.isSnapshot();
         insert.setString(1, push.matchId());
