@@ -22,7 +22,6 @@ public class PartnerHealth implements PartnerState {
     private volatile long lastSuccessMillis = NONE;
     private volatile long lastFailureMillis = NONE;
     private volatile String lastError;
-    private volatile Instant tokenExpiresAt;
 
     /** {@code 30s} by default; {@code 0} turns the check off (always UP). */
     public void setDownAfter(Duration downAfter) {
@@ -55,11 +54,6 @@ public class PartnerHealth implements PartnerState {
         }
     }
 
-    /** The current access token expires then; null when there is none. */
-    public void tokenExpiresAt(Instant expiresAt) {
-        this.tokenExpiresAt = expiresAt;
-    }
-
     /** How long requests to the partner have kept failing with no success in between, or null while the last succeeded. */
     public Duration failingFor() {
         long since = failingSince.get();
@@ -81,10 +75,7 @@ public class PartnerHealth implements PartnerState {
 
     @Override
     public PartnerStatus partner() {
-        Instant expiresAt = tokenExpiresAt;
-        Duration expiresIn = expiresAt == null ? null : Duration.between(Instant.now(), expiresAt);
-        return new PartnerStatus(isUp(), instant(lastSuccessMillis), instant(lastFailureMillis), lastError,
-                expiresIn == null || expiresIn.isNegative() ? null : expiresIn);
+        return new PartnerStatus(isUp(), instant(lastSuccessMillis), instant(lastFailureMillis), lastError);
     }
 
     /** Why it is down ("nothing sent to the partner has succeeded for 31s; last error: HTTP 503"), or null while up. */

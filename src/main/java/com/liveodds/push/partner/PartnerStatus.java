@@ -1,6 +1,5 @@
 package com.liveodds.push.partner;
 
-import java.time.Duration;
 import java.time.Instant;
 
 /**
@@ -10,7 +9,6 @@ import java.time.Instant;
  * @param lastSuccess     the last request to the partner (token, push or heartbeat) that succeeded, or null
  * @param lastFailure     the last one that failed, or null
  * @param lastError       why it failed (never a secret), or null
- * @param tokenExpiresIn  life left of the current access token, or null when there is none
  */
-public record PartnerStatus(boolean up, Instant lastSuccess, Instant lastFailure, String lastError, Duration tokenExpiresIn) {
+public record PartnerStatus(boolean up, Instant lastSuccess, Instant lastFailure, String lastError) {
 }

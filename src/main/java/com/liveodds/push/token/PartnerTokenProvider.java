@@ -214,7 +214,6 @@ public class PartnerTokenProvider implements CamelContextAware, Expression {
         CachedToken current = cached;
         if (current != null && current.value().equals(rejectedToken)) {
             cached = null;
-            health.tokenExpiresAt(null);
             LOG.warn("Partner rejected the current token (401); fetching a new one");
         }
     }
@@ -308,7 +307,6 @@ public class PartnerTokenProvider implements CamelContextAware, Expression {
         cached = token;
         lastFailure = null;
         health.succeeded();
-        health.tokenExpiresAt(token.expiresAt());
         Duration margin = refreshMargin.compareTo(lifetime.dividedBy(2)) < 0 ? refreshMargin : lifetime.dividedBy(2);
         Duration renewIn = lifetime.minus(margin);
         LOG.info("Partner token obtained from {} (valid {}s, renewal in {}s)", tokenEndpoint, lifetime.toSeconds(), renewIn.toSeconds());
