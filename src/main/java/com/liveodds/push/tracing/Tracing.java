@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * it, set up through its public extension points: spans on the bundle's routes only ({@link TracedRoutes}), made by
  * {@link BundleSpans} with the bundle's own OpenTelemetry SDK, which reads the standard {@code OTEL_*} environment
  * variables and {@code otel.*} system properties (OTLP to {@code OTEL_EXPORTER_OTLP_ENDPOINT}, batching, sampling,
- * resource), and the push's turn described by {@link PushTurnSpanDecorator}. Nothing of it is made while tracing is off.
+ * resource), the push's turn described by {@link PushTurnSpanDecorator} and the JMS receipt by
+ * {@link JmsReceiptSpanDecorator}. Nothing of it is made while tracing is off.
  * <p>
  * Host-safe (contract 15): the SDK is not made the JVM's global one and adds no shutdown hook (it stops with the
  * context); the host's routes get no span and its processors are not wrapped (the tracer's exchange-event notifier sees
