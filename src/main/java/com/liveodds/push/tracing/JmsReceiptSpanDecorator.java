@@ -1,33 +1,47 @@
 package com.liveodds.push.tracing;
 
 import java.util.Collections;
+import java.util.Enumeration;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 
+import org.apache.camel.Endpoint;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.jms.JmsMessage;
 import org.apache.camel.telemetry.SpanContextPropagationExtractor;
+import org.apache.camel.telemetry.SpanContextPropagationInjector;
 import org.apache.camel.telemetry.decorators.JmsSpanDecorator;
 
 /**
  * camel-telemetry's span decorator of the bundle's JMS source ({@code liveoddsJms}, found by Camel through
- * {@code META-INF/services}): the receipt's span reads the message id and the W3C {@code traceparent} and
- * {@code tracestate} from the JMS message itself. Camel's JMS decorator reads them from the Camel headers, and the first
- * read of a header has camel-jms copy every JMS header and property into the message: the cost the source avoids
- * (JmsAcknowledgement) would come back with tracing on.
+ * {@code META-INF/services}): the receipt's span reads the message id and the trace context (every string property, as
+ * Camel's JMS decorator takes them: {@code __dash__} for '-', any case) off the JMS message itself, and names its
+ * destination from the endpoint. Camel's JMS decorator reads them from the Camel headers, and the first read of a
+ * header has camel-jms copy every JMS header and property into the message: the cost the source avoids
+ * (JmsAcknowledgement) would come back with tracing on. A received message is never sent on, so it gets no trace
+ * headers either.
  */
 public class JmsReceiptSpanDecorator extends JmsSpanDecorator {
-
-    private static final String[] W3C = {"traceparent", "tracestate"};
 
     @Override
     public String getComponent() {
         return "liveoddsJms";
+    }
+
+    /** Not JmsComponent's: a host's JMS component under a scheme of its own keeps Camel's decorator. */
+    @Override
+    public String getComponentClassName() {
+        return getClass().getName();
+    }
+
+    @Override
+    protected String getDestination(Exchange exchange, Endpoint endpoint) {
+        return jmsMessage(exchange) == null ? super.getDestination(exchange, endpoint) : stripSchemeAndOptions(endpoint);
     }
 
     @Override
@@ -49,25 +63,30 @@ public class JmsReceiptSpanDecorator extends JmsSpanDecorator {
         if (jms == null) {
             return super.getExtractor(exchange);
         }
-        Map<String, Object> w3c = new LinkedHashMap<>();
-        for (String name : W3C) {
-            try {
-                String value = jms.getStringProperty(name);
-                if (value != null) {
-                    w3c.put(name, value);
+        Map<String, Object> properties = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        try {
+            for (Enumeration<?> names = jms.getPropertyNames(); names.hasMoreElements(); ) {
+                String name = (String) names.nextElement();
+                if (jms.getObjectProperty(name) instanceof String value) {
+                    properties.put(name.replace("__dash__", "-"), value);
                 }
-            } catch (JMSException | RuntimeException e) {
-                // a property that is not a string: no trace to continue
             }
+        } catch (JMSException | RuntimeException e) {
+            // properties that cannot be read: no trace to continue
         }
-        return new W3cProperties(w3c);
+        return new Properties(properties);
+    }
+
+    @Override
+    public SpanContextPropagationInjector getInjector(Exchange exchange) {
+        return jmsMessage(exchange) == null ? super.getInjector(exchange) : (key, value) -> { };
     }
 
     private static Message jmsMessage(Exchange exchange) {
         return exchange.getIn() instanceof JmsMessage received ? received.getJmsMessage() : null;
     }
 
-    private record W3cProperties(Map<String, Object> values) implements SpanContextPropagationExtractor {
+    private record Properties(Map<String, Object> values) implements SpanContextPropagationExtractor {
 
         @Override
         public Iterator<Map.Entry<String, Object>> iterator() {
