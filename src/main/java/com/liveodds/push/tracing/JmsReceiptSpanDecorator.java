@@ -1,11 +1,8 @@
 package com.liveodds.push.tracing;
 
-import java.util.Collections;
 import java.util.Enumeration;
-import java.util.Iterator;
+import java.util.HashMap;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
 
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
@@ -16,6 +13,7 @@ import org.apache.camel.component.jms.JmsMessage;
 import org.apache.camel.telemetry.SpanContextPropagationExtractor;
 import org.apache.camel.telemetry.SpanContextPropagationInjector;
 import org.apache.camel.telemetry.decorators.JmsSpanDecorator;
+import org.apache.camel.telemetry.propagation.CamelJMSHeadersSpanContextPropagationExtractor;
 
 /**
  * camel-telemetry's span decorator of the bundle's JMS source ({@code liveoddsJms}, found by Camel through
@@ -63,18 +61,17 @@ public class JmsReceiptSpanDecorator extends JmsSpanDecorator {
         if (jms == null) {
             return super.getExtractor(exchange);
         }
-        Map<String, Object> properties = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        Map<String, Object> properties = new HashMap<>();
         try {
             for (Enumeration<?> names = jms.getPropertyNames(); names.hasMoreElements(); ) {
                 String name = (String) names.nextElement();
-                if (jms.getObjectProperty(name) instanceof String value) {
-                    properties.put(name.replace("__dash__", "-"), value);
-                }
+                properties.put(name, jms.getObjectProperty(name));
             }
         } catch (JMSException | RuntimeException e) {
             // properties that cannot be read: no trace to continue
         }
-        return new Properties(properties);
+        // Camel's own reading of JMS properties ('__dash__' for '-', any case, strings only), off the JMS message
+        return new CamelJMSHeadersSpanContextPropagationExtractor(properties);
     }
 
     @Override
@@ -84,23 +81,5 @@ public class JmsReceiptSpanDecorator extends JmsSpanDecorator {
 
     private static Message jmsMessage(Exchange exchange) {
         return exchange.getIn() instanceof JmsMessage received ? received.getJmsMessage() : null;
-    }
-
-    private record Properties(Map<String, Object> values) implements SpanContextPropagationExtractor {
-
-        @Override
-        public Iterator<Map.Entry<String, Object>> iterator() {
-            return Collections.unmodifiableMap(values).entrySet().iterator();
-        }
-
-        @Override
-        public Object get(String key) {
-            return values.get(key);
-        }
-
-        @Override
-        public Set<String> keys() {
-            return values.keySet();
-        }
     }
 }
