@@ -208,12 +208,13 @@ public class LiveoddsBeans implements CamelContextAware {
      */
     private void fileSource(DeadLetterStore deadLetters, Rejections rejections, UpstreamLiveness upstream, int queueShare,
                             PartnerPauses pauses) {
-        InboxGuard guard = new InboxGuard(deadLetters, rejections, upstream);
+        // in hand at most: a queue share, and two listings' batches (maxMessagesPerPoll of routes/source-file.yaml)
+        InboxInProgress inHand = new InboxInProgress(queueShare + 2 * 2000);
+        bind("liveoddsInboxInProgress", inHand);
+        InboxGuard guard = new InboxGuard(deadLetters, rejections, upstream, inHand);
         guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
         bind("liveoddsInboxGuard", guard);
         bind("liveoddsInboxDone", new InboxDone());
-        // in hand at most: a queue share, and two listings' batches (maxMessagesPerPoll of routes/source-file.yaml)
-        bind("liveoddsInboxInProgress", new InboxInProgress(queueShare + 2 * 2000));
         // the shared inbox's exchange ends once its copies are queued: it holds one listing's batch at most (what each
         // partner has in hand is SharedInbox's)
         bind("liveoddsSharedInboxInProgress", new InboxInProgress(2 * 2000));

@@ -17,6 +17,7 @@ import com.liveodds.push.deadletter.DeadLetterStore;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ingest.Rejections;
 import com.liveodds.push.source.file.InboxGuard;
+import com.liveodds.push.source.file.InboxInProgress;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.component.file.GenericFile;
 import org.apache.camel.impl.DefaultCamelContext;
@@ -64,7 +65,7 @@ class InboxPollBench {
         try (DefaultCamelContext context = new DefaultCamelContext()) {
             context.getRegistry().bind("order", (Comparator<GenericFile<?>>) (a, b) -> a.getFileNameOnly().compareTo(b.getFileNameOnly()));
             context.getRegistry().bind("guard", new InboxGuard(new DeadLetterStore(inbox.resolveSibling(inbox.getFileName() + "-dl").toString()),
-                    new Rejections(), new UpstreamLiveness()));
+                    new Rejections(), new UpstreamLiveness(), new InboxInProgress(2 * 2000)));
             context.addRoutes(new RouteBuilder() {
                 @Override
                 public void configure() {

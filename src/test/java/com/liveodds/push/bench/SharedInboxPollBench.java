@@ -13,6 +13,7 @@ import com.liveodds.push.delivery.SourceHandover;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ingest.Rejections;
 import com.liveodds.push.source.file.InboxGuard;
+import com.liveodds.push.source.file.InboxInProgress;
 import com.liveodds.push.source.file.SharedInbox;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;
@@ -65,7 +66,7 @@ class SharedInboxPollBench {
         List<String> upNames = java.util.stream.IntStream.range(0, up).mapToObj(i -> "up" + i).toList();
         try (DefaultCamelContext context = new DefaultCamelContext()) {
             InboxGuard guard = new InboxGuard(new DeadLetterStore(inbox.resolveSibling(inbox.getFileName() + "-dl").toString()),
-                    new Rejections(), new UpstreamLiveness());
+                    new Rejections(), new UpstreamLiveness(), new InboxInProgress(2 * 2000));
             SharedInbox shared = new SharedInbox(guard);
             shared.setDir(inbox.toString());
             shared.setPartners(String.join(",", upNames) + ",down");

@@ -14,7 +14,7 @@ import com.liveodds.push.ingest.RejectedMessageException.Reason;
 import com.liveodds.push.ingest.Rejections;
 import com.liveodds.push.ops.LogSafe;
 import org.apache.camel.component.file.GenericFile;
-import org.apache.camel.component.file.GenericFileFilter;
+import org.apache.camel.component.file.OptimizedFileFilter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,20 +25,27 @@ import org.slf4j.LoggerFactory;
  * moved whole into the dead-letter store with a record of its name and size, never read into memory. Folders are
  * left alone (the source does not descend into them). With several partners each partner's reading of the inbox asks
  * the guard: an entry is refused (dead-lettered and counted) once, by whichever asks first.
+ * <p>
+ * The single partner's reading passes over a file in hand ({@link InboxInProgress}) by its name, before Camel or the
+ * guard looks at it on disk: a listing that looked at such a file could see it there, and then, its push just ended,
+ * moved to {@code .done/} and no longer in hand, take it again and fail to read it.
  */
-public class InboxGuard implements GenericFileFilter<File> {
+public class InboxGuard implements OptimizedFileFilter {
 
     private static final Logger LOG = LoggerFactory.getLogger(InboxGuard.class);
 
     private final DeadLetterStore deadLetters;
     private final Rejections rejections;
     private final UpstreamLiveness liveness;
+    private final InboxInProgress inHand;
     private long maxSize = 1024L * 1024L;
 
-    public InboxGuard(DeadLetterStore deadLetters, Rejections rejections, UpstreamLiveness liveness) {
+    /** @param inHand the single partner's files in hand (route liveodds-source-file's in-progress repository) */
+    public InboxGuard(DeadLetterStore deadLetters, Rejections rejections, UpstreamLiveness liveness, InboxInProgress inHand) {
         this.deadLetters = deadLetters;
         this.rejections = rejections;
         this.liveness = liveness;
+        this.inHand = inHand;
     }
 
     /** In bytes ({@code liveodds.source.file.max-size}, {@code 1MB} by default, read by the settings). */
@@ -46,8 +53,16 @@ public class InboxGuard implements GenericFileFilter<File> {
         this.maxSize = maxSizeBytes;
     }
 
+    /** By name alone: a file in hand is passed over; any other entry is looked at ({@link #accept(GenericFile)}). */
     @Override
-    public boolean accept(GenericFile<File> file) {
+    public Boolean accept(String name) {
+        return inHand.holds(name) ? Boolean.FALSE : null;
+    }
+
+    @Override
+    @SuppressWarnings({"rawtypes", "unchecked"}) // OptimizedFileFilter extends the raw GenericFileFilter
+    public boolean accept(GenericFile listed) {
+        GenericFile<File> file = listed;
         String name = file.getFileNameOnly();
         if (file.isDirectory()) {
             return false;

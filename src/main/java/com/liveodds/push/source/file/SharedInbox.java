@@ -224,7 +224,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     @Override
     @SuppressWarnings({"rawtypes", "unchecked"}) // OptimizedFileFilter extends the raw GenericFileFilter
     public boolean accept(GenericFile file) {
-        return guard.accept((GenericFile<File>) file);
+        return guard.accept(file);
     }
 
     /**

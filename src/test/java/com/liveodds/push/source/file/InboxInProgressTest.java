@@ -34,4 +34,14 @@ class InboxInProgressTest {
         inProgress.remove("a.json");
         assertThat(inProgress.add("c.json")).isTrue();
     }
+
+    @Test
+    void itHoldsCamelsPathsByTheFileName() {
+        inProgress.add("/srv/liveodds/inbox/a.json");
+
+        assertThat(inProgress.holds("a.json")).as("the inbox is one folder: its name is the file").isTrue();
+        assertThat(inProgress.contains("/srv/liveodds/inbox/a.json")).isTrue();
+        inProgress.remove("/srv/liveodds/inbox/a.json");
+        assertThat(inProgress.holds("a.json")).isFalse();
+    }
 }

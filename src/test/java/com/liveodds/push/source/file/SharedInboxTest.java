@@ -57,7 +57,7 @@ class SharedInboxTest {
     private void startContext() throws Exception {
         context = new DefaultCamelContext();
         SharedInbox shared = new SharedInbox(new InboxGuard(new DeadLetterStore(work.resolve("dead").toString()), new Rejections(),
-                new UpstreamLiveness()));
+                new UpstreamLiveness(), new InboxInProgress(100)));
         shared.setDir(inbox.toString());
         shared.setPartners("up,down");
         // the delivery queues of each partner take 5 pushes: so does its share of the inbox
