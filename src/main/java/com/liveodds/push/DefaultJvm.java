@@ -27,11 +27,9 @@ final class DefaultJvm {
      * added 40 MB to the RSS for no CPU the bench could tell); the serial collector (no concurrent collector threads,
      * a small footprint); the JVM's own tiered JIT, optimising compiler included: in steady state it costs camel-http
      * and the push route about half the CPU per message of the quick compiler alone, for its compile time at start-up
-     * and some code-cache memory (contract 23: judged after a warm-up), with C2's inlining held to JDK 11's depth and to
-     * small compiled callees: the bundle's hot path crosses many libraries (Camel, camel-http, Artemis, Jackson,
-     * SQLite), and with JDK 17's deeper inlining the one C2 thread, sharing the cores with the load, was still compiling
-     * after 80,000 messages (its share of the CPU 45-56 % over the bench's measured half, JMS) and held JMS's early
-     * latency above its goal; a small thread stack. And a JVM out of
+     * and some code-cache memory (contract 23: judged after a warm-up), its inlining held to JDK 11's depth so that
+     * the one C2 thread finishes under load rather than in the measured steady state (docs/benchmarks.md, "Steady
+     * state"); a small thread stack. And a JVM out of
      * memory exits at once with status 3 (contract 22): an OutOfMemoryError leaves every thread of the JVM in doubt, so
      * the service does not go on half-dead; its supervisor restarts it and its sources deliver again what they had not
      * acknowledged.
