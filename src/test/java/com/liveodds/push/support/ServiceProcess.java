@@ -113,6 +113,21 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits until the liveness check on this management port answers 200, each try bounded so that a connection the
+     * server accepts but has not yet served cannot hold the wait; fails at once, with the log, if the process exits.
+     */
+    public void awaitLive(int managementPort, Duration atMost) {
+        URI live = URI.create("http://127.0.0.1:" + managementPort + "/observe/health/live");
+        org.awaitility.Awaitility.await("the service live on port " + managementPort).atMost(atMost)
+                .pollInterval(Duration.ofMillis(200)).until(() -> {
+                    if (!process.isAlive()) {
+                        throw new AssertionError("the service exited with " + process.exitValue() + " before it was live:\n" + log());
+                    }
+                    return answersOk(live);
+                });
+    }
+
     /** SIGKILL: no shutdown hook, nothing flushed, as in a crash. */
     public void kill() throws InterruptedException {
         process.destroyForcibly();

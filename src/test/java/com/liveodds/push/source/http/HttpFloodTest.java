@@ -1,7 +1,6 @@
 package com.liveodds.push.source.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -54,9 +53,7 @@ class HttpFloodTest {
             settings.put("camel.management.port", Integer.toString(management));
             try (ServiceProcess service = ServiceProcess.start(settings, work.resolve("service.log"), "384m")) {
                 HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-                await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> http.send(
-                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + management + "/observe/health/live")).build(),
-                        HttpResponse.BodyHandlers.ofString()).statusCode() == 200);
+                service.awaitLive(management, Duration.ofSeconds(90));
 
                 ExecutorService pool = Executors.newFixedThreadPool(FLOOD);
                 try {
