@@ -1,5 +1,7 @@
 package com.liveodds.push.support;
 
+import static org.awaitility.Awaitility.await;
+
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -119,7 +121,7 @@ public final class ServiceProcess implements AutoCloseable {
      */
     public void awaitLive(int managementPort, Duration atMost) {
         URI live = URI.create("http://127.0.0.1:" + managementPort + "/observe/health/live");
-        org.awaitility.Awaitility.await("the service live on port " + managementPort).atMost(atMost)
+        await("the service live on port " + managementPort).atMost(atMost)
                 .pollInterval(Duration.ofMillis(200)).until(() -> {
                     if (!process.isAlive()) {
                         throw new AssertionError("the service exited with " + process.exitValue() + " before it was live:\n" + log());
