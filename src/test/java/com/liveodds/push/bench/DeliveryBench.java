@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -464,7 +465,17 @@ class DeliveryBench {
         verdicts("warm-up of " + run, partners, warmReceivers, deadLetters);
         finish(run, partners, receivers, deadLetters, started, String.format("%sCPU %s µs/%s (%s), peak RSS %s MiB, log %s",
                 warmedBy(warmUp), FigureTable.number(cpu), partners.size() > 1 ? "push" : "msg", jvm, mib(peakRss), log));
+        // the run's files go (its log stays): a sitting's later runs slowed as file systems filled with earlier runs'
+        deleteTree(inbox);
         return new Run(receivers, peakRss, cpu);
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> entries = Files.walk(dir)) {
+            for (Path entry : entries.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(entry);
+            }
+        }
     }
 
     private static String warmedBy(Load warmUp) {
