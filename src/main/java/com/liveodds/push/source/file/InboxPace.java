@@ -14,7 +14,9 @@ import org.apache.camel.support.DefaultPollingConsumerPollStrategy;
  * every poll-delay cost more CPU than the pushes (docs/benchmarks.md), while those in hand kept delivery busy anyway.
  * Files in hand that do not move (a match or the partner in retry) never hold back a listing: a match that waits on
  * its back-off delays no other match's new files (contract 10). The files in hand are those the route's
- * {@link InboxInProgress} holds; on an endpoint with another in-progress repository it never waits.
+ * {@link InboxInProgress} holds; on an endpoint with another in-progress repository it never waits. Whether they go
+ * is counted from the files in hand once a listing has taken its own, not before it: otherwise each listing's files
+ * look like files that do not move, and the inbox is listed at every poll-delay until the queue is full.
  */
 public class InboxPace extends DefaultPollingConsumerPollStrategy {
 
@@ -43,6 +45,11 @@ public class InboxPace extends DefaultPollingConsumerPollStrategy {
         }
         listedAt = now;
         return true;
+    }
+
+    @Override
+    public void commit(Consumer consumer, Endpoint endpoint, int polledMessages) {
+        inHandBefore = inHand(endpoint);
     }
 
     private static int inHand(Endpoint endpoint) {

@@ -58,6 +58,18 @@ class InboxPaceTest {
     }
 
     @Test
+    void theFilesAListingTookAreInHandAndGoingOnceDeliveryEndsOneOfThem() {
+        InboxPace pace = new InboxPace(3, Duration.ofHours(1));
+        assertThat(pace.begin(null, endpoint)).as("nothing in hand").isTrue();
+        inHand(5);
+        pace.commit(null, endpoint, 5);
+
+        ended("f-0.json");
+        assertThat(pace.begin(null, endpoint)).as("four in hand, one ended since the listing took five").isFalse();
+        assertThat(pace.begin(null, endpoint)).as("none ended since the last poll").isTrue();
+    }
+
+    @Test
     void manyFilesInHandThatDoNotMoveNeverHoldTheListingBack() {
         inHand(5);
         InboxPace pace = new InboxPace(3, Duration.ofHours(1));
