@@ -218,8 +218,8 @@ public class LiveoddsBeans implements CamelContextAware {
         // the shared inbox's exchange ends once its copies are queued: it holds one listing's batch at most (what each
         // partner has in hand is SharedInbox's)
         bind("liveoddsSharedInboxInProgress", new InboxInProgress(2 * 2000));
-        // 1,200 files in hand (half its queue's at most), and going: delivery has work for a while. Waiting from half
-        // the queue (5,000) cost the same throughput 0-33 µs more CPU per message (docs/benchmarks.md)
+        // 1,200 files in hand (half its queue's at most), and going: about half a second of delivery while the next
+        // listing and its batch are read, so 1,200 to 3,200 in hand rather than a full queue (docs/benchmarks.md)
         bind("liveoddsInboxPace", new InboxPace(Math.max(1, Math.min(queueShare / 2, 1200)), Duration.ofSeconds(1)));
         SharedInbox inbox = new SharedInbox(guard);
         inbox.setDir(settings.text("liveodds.source.file.dir"));
