@@ -74,13 +74,14 @@ public final class ServiceProcess implements AutoCloseable {
         return start(settings, Map.of(), log, maxHeap);
     }
 
-    /** With these JVM options instead of a maximum heap alone (the default launch's, say). */
+    /** With these JVM options instead of a maximum heap and the suite's JIT and collector (the default launch's, say). */
     public static ServiceProcess start(Map<String, String> settings, Path log, List<String> jvmOptions) {
         return start(settings, Map.of(), log, jvmOptions);
     }
 
+    /** The JIT and collector of the suite's own test JVMs (the pom's argLine): a test's service is short-lived too. */
     private static ServiceProcess start(Map<String, String> settings, Map<String, String> environment, Path log, String maxHeap) {
-        return start(settings, environment, log, List.of("-Xmx" + maxHeap));
+        return start(settings, environment, log, List.of("-Xmx" + maxHeap, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
     }
 
     private static ServiceProcess start(Map<String, String> settings, Map<String, String> environment, Path log,
