@@ -209,7 +209,8 @@ public class LiveoddsBeans implements CamelContextAware {
     private void fileSource(DeadLetterStore deadLetters, Rejections rejections, UpstreamLiveness upstream, int queueShare,
                             PartnerPauses pauses) {
         // in hand at most: a queue share, and two listings' batches (maxMessagesPerPoll of routes/source-file.yaml)
-        InboxInProgress inHand = new InboxInProgress(queueShare + 2 * 2000);
+        int batch = (int) settings.number("liveodds.source.file.max-per-poll");
+        InboxInProgress inHand = new InboxInProgress(queueShare + 2 * batch);
         bind("liveoddsInboxInProgress", inHand);
         InboxGuard guard = new InboxGuard(deadLetters, rejections, upstream, inHand);
         guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
@@ -217,10 +218,10 @@ public class LiveoddsBeans implements CamelContextAware {
         bind("liveoddsInboxDone", new InboxDone());
         // the shared inbox's exchange ends once its copies are queued: it holds one listing's batch at most (what each
         // partner has in hand is SharedInbox's)
-        bind("liveoddsSharedInboxInProgress", new InboxInProgress(2 * 2000));
-        // 1,200 files in hand (half its queue's at most), and going: about half a second of delivery while the next
-        // listing and its batch are read, so 1,200 to 3,200 in hand rather than a full queue (docs/benchmarks.md)
-        bind("liveoddsInboxPace", new InboxPace(Math.max(1, Math.min(queueShare / 2, 1200)), Duration.ofSeconds(1)));
+        bind("liveoddsSharedInboxInProgress", new InboxInProgress(2 * batch));
+        // half a batch in hand (half its queue's at most), and going: delivery's work while the next listing and its
+        // batch are read, rather than a full queue in hand; 300 and 1,200 measured alike (docs/benchmarks.md)
+        bind("liveoddsInboxPace", new InboxPace(Math.max(1, Math.min(queueShare, batch) / 2), Duration.ofSeconds(1)));
         SharedInbox inbox = new SharedInbox(guard);
         inbox.setDir(settings.text("liveodds.source.file.dir"));
         inbox.setPartners(settings.text("liveodds.partners", ""));

@@ -50,6 +50,7 @@ public final class StartupSettings {
     /** Written as whole numbers, each with the least it may be. */
     static final Map<String, Integer> COUNT_KEYS = Map.ofEntries(Map.entry("liveodds.delivery.max-in-flight", 1),
             Map.entry("liveodds.delivery.queue-size", 1), Map.entry("liveodds.source.http.max-in-flight", 1),
+            Map.entry("liveodds.source.file.max-per-poll", 1),
             Map.entry("liveodds.source.jms.consumers", 1), Map.entry("liveodds.source.kafka.consumers", 1),
             Map.entry("liveodds.source.kafka.max-poll-records", 1), Map.entry("liveodds.source.kafka.look-back-records", 0),
             Map.entry("liveodds.recovery.max-requests", 1), Map.entry("liveodds.partner.api.max-concurrent", 1),

@@ -8,18 +8,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import com.liveodds.push.support.LoopbackPartner;
 import com.liveodds.push.support.LoopbackPartner.Arrival;
 import com.liveodds.push.support.Messages;
+import com.liveodds.push.support.MetricsScrape;
 import com.liveodds.push.support.RunningService;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A backlog larger than one poll of the inbox (2,000 files), written in scrambled order before the service starts:
+ * A backlog larger than one poll of the inbox (liveodds.source.file.max-per-poll, 2,000 files), written in scrambled order before the service starts:
  * each match's pushes still reach the partner in file-name order, with one partner (liveodds-source-file) and with
  * several (liveodds-source-file-shared), and every file leaves the inbox.
  */
@@ -48,6 +50,32 @@ class InboxBacklogTest {
             assertEachMatchInFileNameOrder(a);
             assertEachMatchInFileNameOrder(b);
         }
+    }
+
+    /**
+     * liveodds.source.file.max-per-poll bounds what the service holds of a backlog: a listing takes that many files, and
+     * the next waits while half of them are in hand and going, so a slow match never has the whole inbox queued.
+     */
+    @Test
+    void aListingTakesMaxPerPollFilesSoABacklogIsNotAllHeldAtOnce(@TempDir Path work) throws Exception {
+        int files = 120;
+        int perPoll = 20;
+        for (int i = files - 1; i >= 0; i--) {
+            RunningService.drop(work.resolve("inbox"), String.format("s-%05d.json", i),
+                    Messages.odds(String.format("s-%05d", i), Messages.external("9", 790)));
+        }
+        AtomicInteger mostQueued = new AtomicInteger();
+        try (LoopbackPartner partner = new LoopbackPartner().latency(10);
+             RunningService service = RunningService.builder().partner(partner.baseUrl(), partner.authUrl()).work(work)
+                     .set("liveodds.source.file.max-per-poll", Integer.toString(perPoll)).start()) {
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> {
+                mostQueued.accumulateAndGet(MetricsScrape.of(service).value("liveodds_backlog_messages").intValue(), Math::max);
+                return inboxIsEmpty(service.inbox());
+            });
+            assertThat(partner.arrivals().stream().filter(a -> !a.isHeartbeat()).map(Arrival::messageId).toList())
+                    .containsExactlyElementsOf(IntStream.range(0, files).mapToObj(i -> String.format("s-%05d", i)).toList());
+        }
+        assertThat(mostQueued.get()).as("pushes queued at most").isPositive().isLessThanOrEqualTo(2 * perPoll);
     }
 
     /** File i holds message m-i of match i % 3; the files are created in an order unrelated to their names. */
