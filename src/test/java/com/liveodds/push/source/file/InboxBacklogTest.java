@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A backlog larger than one poll of the inbox (liveodds.source.file.max-per-poll, 2,000 files), written in scrambled order before the service starts:
- * each match's pushes still reach the partner in file-name order, with one partner (liveodds-source-file) and with
- * several (liveodds-source-file-shared), and every file leaves the inbox.
+ * A backlog larger than one poll of the inbox (liveodds.source.file.max-per-poll, 2,000 files), written in scrambled
+ * order before the service starts: each match's pushes still reach the partner in file-name order, with one partner
+ * (liveodds-source-file) and with several (liveodds-source-file-shared), and every file leaves the inbox.
  */
 class InboxBacklogTest {
 
@@ -76,6 +76,22 @@ class InboxBacklogTest {
                     .containsExactlyElementsOf(IntStream.range(0, files).mapToObj(i -> String.format("s-%05d", i)).toList());
         }
         assertThat(mostQueued.get()).as("pushes queued at most").isPositive().isLessThanOrEqualTo(2 * perPoll);
+    }
+
+    /** The largest batch a setting can give is a listing without a limit, not an overflow that takes no file. */
+    @Test
+    void theLargestMaxPerPollTakesTheWholeInbox(@TempDir Path work) throws Exception {
+        try (LoopbackPartner a = new LoopbackPartner(); LoopbackPartner b = new LoopbackPartner();
+             RunningService service = RunningService.builder().partner("a", "1", a.baseUrl(), a.authUrl())
+                     .partner("b", "2", b.baseUrl(), b.authUrl()).work(work)
+                     .set("liveodds.source.file.max-per-poll", Integer.toString(Integer.MAX_VALUE)).start()) {
+            service.drop("big-1.json", Messages.odds("big-1", Messages.external("8", 791)));
+            service.drop("big-2.json", Messages.odds("big-2", Messages.external("8", 791)));
+            await().atMost(Duration.ofSeconds(30)).until(() -> inboxIsEmpty(service.inbox()));
+            for (LoopbackPartner partner : List.of(a, b)) {
+                assertThat(partner.arrivals().stream().filter(p -> !p.isHeartbeat()).map(Arrival::messageId)).containsExactly("big-1", "big-2");
+            }
+        }
     }
 
     /** File i holds message m-i of match i % 3; the files are created in an order unrelated to their names. */
