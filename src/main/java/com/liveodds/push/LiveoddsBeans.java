@@ -208,9 +208,13 @@ public class LiveoddsBeans implements CamelContextAware {
      */
     private void fileSource(DeadLetterStore deadLetters, Rejections rejections, UpstreamLiveness upstream, int queueShare,
                             PartnerPauses pauses) {
-        // in hand at most: a queue share, and two listings' batches (maxMessagesPerPoll of routes/source-file.yaml)
-        long batch = settings.number("liveodds.source.file.max-per-poll");
-        InboxInProgress inHand = new InboxInProgress(atMostInt(queueShare + 2 * batch));
+        // in hand at most: a queue share, the pushes just ended whose files are not yet let go (one per push in flight),
+        // and two listings' batches (maxMessagesPerPoll of routes/source-file.yaml); a file the set refused would be
+        // passed over while a later one of its match is taken
+        int batch = settings.count("liveodds.source.file.max-per-poll", StartupSettings.FILE_BATCH_LEAST,
+                StartupSettings.FILE_BATCH_MOST);
+        int inFlight = settings.count("liveodds.delivery.max-in-flight", 1);
+        InboxInProgress inHand = new InboxInProgress(queueShare + inFlight + 2 * batch);
         bind("liveoddsInboxInProgress", inHand);
         InboxGuard guard = new InboxGuard(deadLetters, rejections, upstream, inHand);
         guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
@@ -218,10 +222,10 @@ public class LiveoddsBeans implements CamelContextAware {
         bind("liveoddsInboxDone", new InboxDone());
         // the shared inbox's exchange ends once its copies are queued: it holds one listing's batch at most (what each
         // partner has in hand is SharedInbox's)
-        bind("liveoddsSharedInboxInProgress", new InboxInProgress(atMostInt(2 * batch)));
+        bind("liveoddsSharedInboxInProgress", new InboxInProgress(2 * batch));
         // half a batch in hand (half its queue's at most), and going: delivery's work while the next listing and its
         // batch are read, rather than a full queue in hand; 300 and 1,200 measured alike (docs/benchmarks.md)
-        bind("liveoddsInboxPace", new InboxPace((int) Math.max(1, Math.min(queueShare, batch) / 2), Duration.ofSeconds(1)));
+        bind("liveoddsInboxPace", new InboxPace(Math.max(1, Math.min(queueShare, batch) / 2), Duration.ofSeconds(1)));
         SharedInbox inbox = new SharedInbox(guard);
         inbox.setDir(settings.text("liveodds.source.file.dir"));
         inbox.setPartners(settings.text("liveodds.partners", ""));
@@ -469,10 +473,4 @@ public class LiveoddsBeans implements CamelContextAware {
 
     private record Ingest(EnvelopeValidator validator, Rejections rejections, MatchIdResolver resolver, PushAssembler assembler) {
     }
-
-    /** A bound counted from settings, at most what an int holds (a batch of Integer.MAX_VALUE is a batch without end). */
-    private static int atMostInt(long bound) {
-        return (int) Math.min(Integer.MAX_VALUE, bound);
-    }
-
 }

@@ -38,16 +38,27 @@ public final class SettingsReader {
         return read(key, value -> parseCount(value, least));
     }
 
+    /** A whole number from {@code least} to {@code most}. */
+    public int count(String key, int least, int most) {
+        return read(key, value -> parseCount(value, least, most));
+    }
+
     /** The notation of a count: a whole number, here of at least {@code least}. */
     public static int parseCount(String text, int least) {
+        return parseCount(text, least, Integer.MAX_VALUE);
+    }
+
+    /** The notation of a count: a whole number, here from {@code least} to {@code most}. */
+    public static int parseCount(String text, int least, int most) {
         int value;
         try {
             value = Integer.parseInt(text.trim());
         } catch (NumberFormatException e) {
             value = Integer.MIN_VALUE;
         }
-        if (value < least) {
-            throw new IllegalArgumentException("not a whole number of at least " + least + ": '" + text + "'");
+        if (value < least || value > most) {
+            throw new IllegalArgumentException((most == Integer.MAX_VALUE ? "not a whole number of at least " + least
+                    : "not a whole number from " + least + " to " + most) + ": '" + text + "'");
         }
         return value;
     }

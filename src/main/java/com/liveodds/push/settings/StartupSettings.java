@@ -47,14 +47,22 @@ public final class StartupSettings {
             "liveodds.source.http.max-body", "1MB", "liveodds.source.http.max-receiving", "32MB",
             "liveodds.recovery.max-bytes", "16MB", "liveodds.delivery.queue-bytes", "48MB");
 
+    /**
+     * The file source's batch (liveodds.source.file.max-per-poll): below 100 a backlog is listed again for every few
+     * files, above 10,000 a listing's exchanges alone take tens of MiB of the heap.
+     */
+    public static final int FILE_BATCH_LEAST = 100;
+    public static final int FILE_BATCH_MOST = 10_000;
     /** Written as whole numbers, each with the least it may be. */
     static final Map<String, Integer> COUNT_KEYS = Map.ofEntries(Map.entry("liveodds.delivery.max-in-flight", 1),
             Map.entry("liveodds.delivery.queue-size", 1), Map.entry("liveodds.source.http.max-in-flight", 1),
-            Map.entry("liveodds.source.file.max-per-poll", 1),
+            Map.entry("liveodds.source.file.max-per-poll", FILE_BATCH_LEAST),
             Map.entry("liveodds.source.jms.consumers", 1), Map.entry("liveodds.source.kafka.consumers", 1),
             Map.entry("liveodds.source.kafka.max-poll-records", 1), Map.entry("liveodds.source.kafka.look-back-records", 0),
             Map.entry("liveodds.recovery.max-requests", 1), Map.entry("liveodds.partner.api.max-concurrent", 1),
             Map.entry("liveodds.partner.api.max-requests", 1), Map.entry("liveodds.dead-letter.max-per-partner", 1));
+    /** Written as whole numbers with a largest too: each key's largest (its least is in {@link #COUNT_KEYS}). */
+    static final Map<String, Integer> COUNT_MOST = Map.of("liveodds.source.file.max-per-poll", FILE_BATCH_MOST);
     /** Written as true or false. */
     static final List<String> FLAG_KEYS = List.of("liveodds.delivery.supersede", "liveodds.demo.producer",
             "liveodds.tracing.enabled");
@@ -272,7 +280,8 @@ public final class StartupSettings {
         for (String key : SIZE_KEYS.keySet()) {
             check(key, lookup.apply(key), Durations::parseBytes);
         }
-        COUNT_KEYS.forEach((key, least) -> check(key, lookup.apply(key), value -> SettingsReader.parseCount(value, least)));
+        COUNT_KEYS.forEach((key, least) -> check(key, lookup.apply(key),
+                value -> SettingsReader.parseCount(value, least, COUNT_MOST.getOrDefault(key, Integer.MAX_VALUE))));
         for (String key : FLAG_KEYS) {
             check(key, lookup.apply(key), SettingsReader::parseFlag);
         }

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.apache.camel.CamelContext;
@@ -82,11 +84,17 @@ class SettingNotationTest {
     @Test
     void aCountOrSwitchThatDoesNotReadStopsStartUpWithOneLineNamingTheKey() {
         StartupSettings.COUNT_KEYS.forEach((key, least) -> {
-            for (String bad : new String[] {"many", "1.5", Integer.toString(least - 1), "99999999999"}) {
+            Integer most = StartupSettings.COUNT_MOST.get(key);
+            String range = most == null ? "of at least " + least : "from " + least + " to " + most;
+            List<String> bads = new ArrayList<>(List.of("many", "1.5", Integer.toString(least - 1), "99999999999"));
+            if (most != null) {
+                bads.add(Integer.toString(most + 1));
+            }
+            for (String bad : bads) {
                 Map<String, String> settings = Map.of(key, bad);
                 assertThatThrownBy(() -> StartupSettings.derive(settings::get)).as(key + "=" + bad)
                         .isInstanceOf(IllegalArgumentException.class)
-                        .hasMessage(key + ": not a whole number of at least " + least + ": '" + bad + "'");
+                        .hasMessage(key + ": not a whole number " + range + ": '" + bad + "'");
             }
         });
         for (String key : StartupSettings.FLAG_KEYS) {

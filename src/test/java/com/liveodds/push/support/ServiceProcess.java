@@ -61,27 +61,36 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     public static ServiceProcess start(Map<String, String> settings, Path log) {
-        return start(settings, Map.of(), log, "512m");
+        return start(settings, Map.of(), log, suiteOptions("512m"));
     }
 
     /** With environment variables on top of this JVM's (LIVEODDS_... settings). */
     public static ServiceProcess start(Map<String, String> settings, Map<String, String> environment, Path log) {
-        return start(settings, environment, log, "512m");
+        return start(settings, environment, log, suiteOptions("512m"));
     }
 
-    /** With the given maximum heap ({@code 384m}: the contract's memory bound). */
+    /** With the given maximum heap alone ({@code 384m}: the contract's memory bound, the JVM's own collector and JIT). */
     public static ServiceProcess start(Map<String, String> settings, Path log, String maxHeap) {
-        return start(settings, Map.of(), log, maxHeap);
+        return start(settings, Map.of(), log, List.of("-Xmx" + maxHeap));
     }
 
-    /** With these JVM options instead of a maximum heap and the suite's JIT and collector (the default launch's, say). */
+    /** With these JVM options (the default launch's, say). */
     public static ServiceProcess start(Map<String, String> settings, Path log, List<String> jvmOptions) {
         return start(settings, Map.of(), log, jvmOptions);
     }
 
-    /** The JIT and collector of the suite's own test JVMs (the pom's argLine): a test's service is short-lived too. */
-    private static ServiceProcess start(Map<String, String> settings, Map<String, String> environment, Path log, String maxHeap) {
-        return start(settings, environment, log, List.of("-Xmx" + maxHeap, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+    /**
+     * A maximum heap, and the JIT and collector of the suite's own test JVMs (the pom's argLine): a test's service is
+     * short-lived too.
+     */
+    private static List<String> suiteOptions(String maxHeap) {
+        List<String> options = new ArrayList<>(List.of("-Xmx" + maxHeap));
+        for (String option : System.getProperty("test.jvm.options", "").trim().split("\\s+")) {
+            if (!option.isEmpty()) {
+                options.add(option);
+            }
+        }
+        return options;
     }
 
     private static ServiceProcess start(Map<String, String> settings, Map<String, String> environment, Path log,
