@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Properties;
 
 import com.liveodds.push.check.CheckPartnerCommand;
+import com.liveodds.push.settings.InvalidSettingException;
 import com.liveodds.push.settings.StartupSettings;
 import org.apache.camel.main.Main;
 
@@ -81,7 +82,17 @@ public final class LiveoddsPush {
             System.exit(2);
         }
         Main main = createMain(homeDir);
-        main.run(camelArgs.toArray(String[]::new));
+        try {
+            main.run(camelArgs.toArray(String[]::new));
+        } catch (RuntimeException e) {
+            // a setting that reads wrong only once its placeholders are resolved ({{other.key}}): its one line, no stack
+            InvalidSettingException invalid = InvalidSettingException.in(e);
+            if (invalid == null) {
+                throw e;
+            }
+            System.err.println("liveodds-push: cannot start: " + invalid.getMessage());
+            System.exit(2);
+        }
         System.exit(main.getExitCode());
     }
 

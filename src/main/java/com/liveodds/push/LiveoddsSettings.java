@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.WeakHashMap;
 
 import com.liveodds.push.httpapi.HttpServerFallback;
+import com.liveodds.push.settings.InvalidSettingException;
 import com.liveodds.push.settings.PartnerSettings;
 import com.liveodds.push.settings.StartupSettings;
 import org.apache.camel.CamelContext;
@@ -69,7 +70,7 @@ public class LiveoddsSettings implements CamelContextAware {
             if (firstTime) {
                 LOG.error("liveodds-push cannot start: {}", e.getMessage());
             }
-            throw e;
+            throw e instanceof InvalidSettingException ? e : new InvalidSettingException(e.getMessage(), e);
         }
         derived.forEach(properties::addOverrideProperty);
 

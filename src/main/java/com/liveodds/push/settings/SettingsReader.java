@@ -93,7 +93,7 @@ public final class SettingsReader {
         try {
             return type.apply(value);
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException(key + ": " + (e instanceof NumberFormatException ? "not a number: '" + value + "'" : e.getMessage()));
+            throw new InvalidSettingException(key + ": " + (e instanceof NumberFormatException ? "not a number: '" + value + "'" : e.getMessage()));
         }
     }
 }

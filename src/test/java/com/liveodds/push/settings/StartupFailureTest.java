@@ -106,6 +106,20 @@ class StartupFailureTest {
                 + "(liveodds.partners.a.booking): give each partner a booking file of its own");
     }
 
+    /**
+     * A count given empty, or through a placeholder that resolves out of its range (read only once Camel resolves it):
+     * the same one line naming the key, no stack trace.
+     */
+    @Test
+    void aCountGivenEmptyOrThroughAPlaceholderOutOfRangeStopsStartUpWithOneLineNamingTheKey() throws Exception {
+        assertThat(oneLineFailure(List.of("-Dliveodds.source.file.max-per-poll="), java.util.Map.of()))
+                .isEqualTo("liveodds-push: cannot start: liveodds.source.file.max-per-poll: empty: give a value, or leave "
+                        + "the key out for its default");
+        assertThat(oneLineFailure(List.of("-Dbatch.of.ours=0", "-Dliveodds.source.file.max-per-poll={{batch.of.ours}}"),
+                java.util.Map.of())).isEqualTo("liveodds-push: cannot start: liveodds.source.file.max-per-poll: not a whole "
+                        + "number from 100 to 10000: '0'");
+    }
+
     /** Starts the service with these -D settings and environment: it exits 2 with one line on stderr, returned. */
     private static String oneLineFailure(List<String> settings, java.util.Map<String, String> environment) throws Exception {
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";

@@ -3,9 +3,11 @@ package com.liveodds.push.source.file;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 
 import com.liveodds.push.ops.LogSafe;
 import org.apache.camel.Exchange;
@@ -19,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The single partner's inbox (route liveodds-source-file): a file whose message ended well (delivered, dead-lettered,
  * rejected, alive) moves to {@code .done/} in one rename, replacing a file of that name there; one that failed or was
- * handed back stays for the next poll. What Camel's {@code move=.done} does, without its per-file exchange copy,
+ * handed back stays for the next poll, and so does one that a producer replaced under its name while its message was
+ * in hand (one lstat: its size and time against the listing's). What Camel's {@code move=.done} does, without its per-file exchange copy,
  * expression and existence checks: the move was a sixth of the file run's route threads, most of it the calls to the
  * file system (docs/benchmarks.md).
  */
@@ -51,8 +54,15 @@ public class InboxDone implements GenericFileProcessStrategy<File> {
     @Override
     public void commit(GenericFileOperations<File> operations, GenericFileEndpoint<File> endpoint, Exchange exchange,
                        GenericFile<File> file) {
+        Path path = file.getFile().toPath();
         try {
-            moveToDone(file.getFile().toPath());
+            if (replacedSinceListed(path, file)) {
+                // a producer wrote a new message under its name meanwhile: moved unread, it would be lost
+                LOG.warn("Inbox file {} was replaced while its message was in hand: left in the inbox to be read again",
+                        LogSafe.escape(file.getFileNameOnly()));
+                return;
+            }
+            moveToDone(path);
         } catch (NoSuchFileException e) {
             // removed by hand meanwhile: nothing to move
         } catch (IOException e) {
@@ -60,6 +70,12 @@ public class InboxDone implements GenericFileProcessStrategy<File> {
             LOG.warn("Inbox file {} could not be moved to .done: {}", LogSafe.escape(file.getFileNameOnly()),
                     LogSafe.escape(String.valueOf(e.getMessage())));
         }
+    }
+
+    /** Whether the file under the listed name is no longer the one listed (and read): its size or time differs. */
+    static boolean replacedSinceListed(Path path, GenericFile<File> listed) throws IOException {
+        BasicFileAttributes now = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        return now.size() != listed.getFileLength() || now.lastModifiedTime().toMillis() != listed.getLastModified();
     }
 
     /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 
 import org.apache.camel.component.file.FileEndpoint;
 import org.apache.camel.component.file.GenericFile;
@@ -67,6 +68,19 @@ class InboxDoneTest {
     }
 
     @Test
+    void aFileAProducerReplacedWhileItsMessageWasInHandStaysToBeReadAgain() throws Exception {
+        Path file = Files.writeString(inbox.resolve("r.json"), "{\"message_id\":\"first\"}");
+        GenericFile<File> listed = inboxFile(file);
+        Path replacement = Files.writeString(inbox.resolve(".r.json"), "{\"message_id\":\"replacement\"}");
+        Files.move(replacement, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+
+        done.commit(null, endpoint, null, listed);
+
+        assertThat(file).hasContent("{\"message_id\":\"replacement\"}");
+        assertThat(inbox.resolve(".done")).isEmptyDirectory();
+    }
+
+    @Test
     void aFileRemovedByHandBeforeItsEndIsNoFailure() {
         done.commit(null, endpoint, null, inboxFile(inbox.resolve("gone.json")));
 
@@ -78,6 +92,9 @@ class InboxDoneTest {
         file.setFile(path.toFile());
         file.setFileNameOnly(path.getFileName().toString());
         file.setAbsoluteFilePath(path.toString());
+        // as the listing records them
+        file.setFileLength(path.toFile().length());
+        file.setLastModified(path.toFile().lastModified());
         return file;
     }
 }
