@@ -65,7 +65,7 @@ public class LiveoddsSettings implements CamelContextAware {
         Map<String, String> derived;
         try {
             derived = StartupSettings.derive(key -> properties.resolveProperty(key).orElse(null));
-        } catch (RuntimeException e) {
+        } catch (IllegalArgumentException | IllegalStateException e) {
             // one line naming the key; the exception stops the host's start-up
             if (firstTime) {
                 LOG.error("liveodds-push cannot start: {}", e.getMessage());

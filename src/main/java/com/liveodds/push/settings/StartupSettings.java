@@ -288,10 +288,6 @@ public final class StartupSettings {
     }
 
     private static void check(String key, String value, Function<String, ?> parser) {
-        // given empty, a count, duration or switch would fail only as its bean is made (a size's empty is its default)
-        if (value != null && value.isBlank() && !SIZE_KEYS.containsKey(key)) {
-            throw new InvalidSettingException(key + ": empty: give a value, or leave the key out for its default");
-        }
         if (isSet(value) && !value.contains("{{")) {
             try {
                 parser.apply(value);

@@ -113,8 +113,8 @@ class StartupFailureTest {
     @Test
     void aCountGivenEmptyOrThroughAPlaceholderOutOfRangeStopsStartUpWithOneLineNamingTheKey() throws Exception {
         assertThat(oneLineFailure(List.of("-Dliveodds.source.file.max-per-poll="), java.util.Map.of()))
-                .isEqualTo("liveodds-push: cannot start: liveodds.source.file.max-per-poll: empty: give a value, or leave "
-                        + "the key out for its default");
+                .isEqualTo("liveodds-push: cannot start: liveodds.source.file.max-per-poll: not a whole number from 100 to "
+                        + "10000: ''");
         assertThat(oneLineFailure(List.of("-Dbatch.of.ours=0", "-Dliveodds.source.file.max-per-poll={{batch.of.ours}}"),
                 java.util.Map.of())).isEqualTo("liveodds-push: cannot start: liveodds.source.file.max-per-poll: not a whole "
                         + "number from 100 to 10000: '0'");

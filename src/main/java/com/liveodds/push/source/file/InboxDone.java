@@ -8,6 +8,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Map;
 
 import com.liveodds.push.ops.LogSafe;
 import org.apache.camel.Exchange;
@@ -21,8 +22,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The single partner's inbox (route liveodds-source-file): a file whose message ended well (delivered, dead-lettered,
  * rejected, alive) moves to {@code .done/} in one rename, replacing a file of that name there; one that failed or was
- * handed back stays for the next poll, and so does one that a producer replaced under its name while its message was
- * in hand (one lstat: its size and time against the listing's). What Camel's {@code move=.done} does, without its per-file exchange copy,
+ * handed back stays for the next poll, and so does one that a producer renamed another file over while its message
+ * was in hand (one lstat: its file key against the one {@link InboxGuard} saw when it was taken). What Camel's {@code move=.done} does, without its per-file exchange copy,
  * expression and existence checks: the move was a sixth of the file run's route threads, most of it the calls to the
  * file system (docs/benchmarks.md).
  */
@@ -72,10 +73,16 @@ public class InboxDone implements GenericFileProcessStrategy<File> {
         }
     }
 
-    /** Whether the file under the listed name is no longer the one listed (and read): its size or time differs. */
+    /**
+     * Whether the file under the listed name is no longer the one taken: another file key (device and inode) than the
+     * guard saw. A rename over it always makes another; a file touched or rewritten in place keeps its own. Without a
+     * file key from the guard (a file system that has none), it counts as the same.
+     */
     static boolean replacedSinceListed(Path path, GenericFile<File> listed) throws IOException {
-        BasicFileAttributes now = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        return now.size() != listed.getFileLength() || now.lastModifiedTime().toMillis() != listed.getLastModified();
+        Map<String, Object> attributes = listed.getExtendedAttributes();
+        Object taken = attributes == null ? null : attributes.get(InboxGuard.FILE_KEY);
+        return taken != null
+                && !taken.equals(Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey());
     }
 
     /**

@@ -7,6 +7,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Map;
 
 import com.liveodds.push.deadletter.DeadLetterStore;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
@@ -53,6 +54,9 @@ public class InboxGuard implements OptimizedFileFilter {
         this.maxSize = maxSizeBytes;
     }
 
+    /** The extended attribute of a taken file that holds its file key (device and inode) as the guard saw it. */
+    static final String FILE_KEY = "liveodds.fileKey";
+
     /** By name alone: a file in hand is passed over; any other entry is looked at ({@link #accept(GenericFile)}). */
     @Override
     public Boolean accept(String name) {
@@ -86,6 +90,10 @@ public class InboxGuard implements OptimizedFileFilter {
         if (!attributes.isRegularFile() || attributes.size() > maxSize) {
             refuse(entry, name);
             return false;
+        }
+        if (attributes.fileKey() != null) {
+            // which file this name was when it was taken: a producer's rename over it makes another (InboxDone)
+            file.setExtendedAttributes(Map.of(FILE_KEY, attributes.fileKey()));
         }
         return true;
     }

@@ -3,9 +3,15 @@ package com.liveodds.push.source.file;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.util.Map;
 
 import org.apache.camel.component.file.FileEndpoint;
 import org.apache.camel.component.file.GenericFile;
@@ -80,6 +86,19 @@ class InboxDoneTest {
         assertThat(inbox.resolve(".done")).isEmptyDirectory();
     }
 
+    /** Touched (a sync tool, a producer's retry) is not replaced: it moves, so it is not read and pushed again and again. */
+    @Test
+    void aFileOnlyTouchedWhileItsMessageWasInHandMovesToDone() throws Exception {
+        Path file = Files.writeString(inbox.resolve("t.json"), "{}");
+        GenericFile<File> listed = inboxFile(file);
+        Files.setLastModifiedTime(file, FileTime.fromMillis(Files.getLastModifiedTime(file).toMillis() + 5_000));
+
+        done.commit(null, endpoint, null, listed);
+
+        assertThat(file).doesNotExist();
+        assertThat(inbox.resolve(".done/t.json")).hasContent("{}");
+    }
+
     @Test
     void aFileRemovedByHandBeforeItsEndIsNoFailure() {
         done.commit(null, endpoint, null, inboxFile(inbox.resolve("gone.json")));
@@ -92,9 +111,15 @@ class InboxDoneTest {
         file.setFile(path.toFile());
         file.setFileNameOnly(path.getFileName().toString());
         file.setAbsoluteFilePath(path.toString());
-        // as the listing records them
-        file.setFileLength(path.toFile().length());
-        file.setLastModified(path.toFile().lastModified());
+        // as the guard records it when the file is taken
+        try {
+            if (Files.exists(path)) {
+                file.setExtendedAttributes(Map.of(InboxGuard.FILE_KEY,
+                        Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey()));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         return file;
     }
 }
