@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
  * The single partner's inbox (route liveodds-source-file): a file whose message ended well (delivered, dead-lettered,
  * rejected, alive) moves to {@code .done/} in one rename, replacing a file of that name there; one that failed or was
  * handed back stays for the next poll, and so does one that a producer renamed another file over while its message
- * was in hand (one lstat: its file key against the one {@link InboxGuard} saw when it was taken). What Camel's {@code move=.done} does, without its per-file exchange copy,
- * expression and existence checks: the move was a sixth of the file run's route threads, most of it the calls to the
- * file system (docs/benchmarks.md).
+ * was in hand (one lstat: its file key against the one {@link InboxGuard} saw when it was taken). What Camel's
+ * {@code move=.done} does, without its per-file exchange copy, expression and existence checks: the move was a sixth
+ * of the file run's route threads, most of it the calls to the file system (docs/benchmarks.md).
  */
 public class InboxDone implements GenericFileProcessStrategy<File> {
 

@@ -33,6 +33,9 @@ import org.slf4j.LoggerFactory;
  */
 public class InboxGuard implements OptimizedFileFilter {
 
+    /** The extended attribute of a taken file that holds its file key (device and inode) as the guard saw it. */
+    static final String FILE_KEY = "liveodds.fileKey";
+
     private static final Logger LOG = LoggerFactory.getLogger(InboxGuard.class);
 
     private final DeadLetterStore deadLetters;
@@ -53,9 +56,6 @@ public class InboxGuard implements OptimizedFileFilter {
     public void setMaxSize(long maxSizeBytes) {
         this.maxSize = maxSizeBytes;
     }
-
-    /** The extended attribute of a taken file that holds its file key (device and inode) as the guard saw it. */
-    static final String FILE_KEY = "liveodds.fileKey";
 
     /** By name alone: a file in hand is passed over; any other entry is looked at ({@link #accept(GenericFile)}). */
     @Override
