@@ -49,6 +49,7 @@ import com.liveodds.push.settings.SettingsReader;
 import com.liveodds.push.settings.StartupSettings;
 import com.liveodds.push.source.SourceHealthCheck;
 import com.liveodds.push.source.file.InboxDone;
+import com.liveodds.push.source.file.InboxFileComponent;
 import com.liveodds.push.source.file.InboxGuard;
 import com.liveodds.push.source.file.InboxInProgress;
 import com.liveodds.push.source.file.InboxPace;
@@ -220,6 +221,8 @@ public class LiveoddsBeans implements CamelContextAware {
         guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
         bind("liveoddsInboxGuard", guard);
         bind("liveoddsInboxDone", new InboxDone());
+        // the single partner's inbox: Camel's file component, its listing taking a batch's first names unsorted
+        bind("liveoddsFile", new InboxFileComponent());
         // the shared inbox's exchange ends once its copies are queued: it holds one listing's batch at most (what each
         // partner has in hand is SharedInbox's)
         bind("liveoddsSharedInboxInProgress", new InboxInProgress(2 * batch));

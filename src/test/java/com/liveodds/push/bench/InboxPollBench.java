@@ -16,6 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import com.liveodds.push.deadletter.DeadLetterStore;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ingest.Rejections;
+import com.liveodds.push.source.file.InboxFileComponent;
 import com.liveodds.push.source.file.InboxGuard;
 import com.liveodds.push.source.file.InboxInProgress;
 import org.apache.camel.builder.RouteBuilder;
@@ -47,7 +48,10 @@ class InboxPollBench {
                         + "&readLockMinLength=0");
         variants.put("sorted-after (sorter over every file listed, InboxGuard filter, readLock none)",
                 COMMON + "&eagerMaxMessagesPerPoll=false&sorter=#bean:order&filter=#bean:guard&readLock=none");
-        variants.put("now (preSort, then the first 500, InboxGuard filter, readLock none)",
+        variants.put("sorted-names (preSort, then the first 500, InboxGuard filter, readLock none)",
+                COMMON + "&preSort=true&eagerMaxMessagesPerPoll=true&filter=#bean:guard&readLock=none");
+        // the file source's own component: the same options, its listing keeping the first 500 names in a heap
+        variants.put("liveoddsFile (the same options on InboxFileComponent)",
                 COMMON + "&preSort=true&eagerMaxMessagesPerPoll=true&filter=#bean:guard&readLock=none");
         for (int round = 1; round <= 2; round++) {
             for (Map.Entry<String, String> variant : variants.entrySet()) {
@@ -66,10 +70,12 @@ class InboxPollBench {
             context.getRegistry().bind("order", (Comparator<GenericFile<?>>) (a, b) -> a.getFileNameOnly().compareTo(b.getFileNameOnly()));
             context.getRegistry().bind("guard", new InboxGuard(new DeadLetterStore(inbox.resolveSibling(inbox.getFileName() + "-dl").toString()),
                     new Rejections(), new UpstreamLiveness(), new InboxInProgress(2 * 2000)));
+            context.addComponent("liveoddsFile", new InboxFileComponent());
+            String scheme = name.startsWith("liveoddsFile") ? "liveoddsFile:" : "file:";
             context.addRoutes(new RouteBuilder() {
                 @Override
                 public void configure() {
-                    from("file:" + inbox + "?" + options).routeId("inbox").autoStartup(false)
+                    from(scheme + inbox + "?" + options).routeId("inbox").autoStartup(false)
                             .process(e -> seen.add(e.getMessage().getHeader("CamelFileName", String.class)));
                 }
             });

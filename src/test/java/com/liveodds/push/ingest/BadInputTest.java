@@ -85,11 +85,13 @@ class BadInputTest {
         Path link = Files.createSymbolicLink(service.inbox().resolve("s-001.json"), outside);
         Path procLink = Files.createSymbolicLink(service.inbox().resolve("s-002.json"), Path.of("/proc/self/cmdline"));
         Path dangling = Files.createSymbolicLink(service.inbox().resolve("s-003.json"), outside.resolveSibling("nothing-here"));
+        Path folder = Files.createDirectories(elsewhere.resolve("folder"));
+        Path folderLink = Files.createSymbolicLink(service.inbox().resolve("s-000.json"), folder);
         service.drop("s-004.json", Messages.odds("after-links", Messages.external("1", 1001)));
 
         awaitPush("after-links");
         await().atMost(Duration.ofSeconds(5)).until(() -> letterFor("s-003.json").isPresent());
-        for (String name : List.of("s-001.json", "s-002.json", "s-003.json")) {
+        for (String name : List.of("s-000.json", "s-001.json", "s-002.json", "s-003.json")) {
             JsonNode letter = letterFor(name).orElseThrow();
             assertThat(letter.path("reason_code").asText()).isEqualTo("not_regular_file");
             assertThat(letter.path("reason").asText()).contains("symbolic link");
@@ -98,6 +100,8 @@ class BadInputTest {
         assertThat(Files.exists(link, java.nio.file.LinkOption.NOFOLLOW_LINKS)).isFalse();
         assertThat(Files.exists(procLink, java.nio.file.LinkOption.NOFOLLOW_LINKS)).isFalse();
         assertThat(Files.exists(dangling, java.nio.file.LinkOption.NOFOLLOW_LINKS)).isFalse();
+        assertThat(Files.exists(folderLink, java.nio.file.LinkOption.NOFOLLOW_LINKS)).as("a link to a folder, never descended").isFalse();
+        assertThat(folder).isDirectory();
         assertThat(outside).as("the target is left alone").exists();
         assertThat(pushesOf("link-target-1")).isEmpty();
         assertThat(allDeadLetterText()).doesNotContain("link-target-1");

@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.liveodds.push.source.file.InboxFileComponent;
 import org.apache.camel.CamelContext;
 import org.apache.camel.component.file.FileEndpoint;
 import org.apache.camel.component.jms.JmsEndpoint;
@@ -43,6 +44,9 @@ class SettingNotationTest {
             // liveodds.source.file.poll-delay, liveodds.heartbeat.tick and liveodds.demo.period, liveodds.source.jms.recovery-interval
             assertThat(context.getEndpoint("file:target/notation?delay=50ms", FileEndpoint.class).getDelay()).isEqualTo(50);
             assertThat(context.getEndpoint("file:target/notation2?delay=50", FileEndpoint.class).getDelay()).isEqualTo(50);
+            // the single partner's inbox reads through the bundle's own file component (its options as Camel's)
+            context.addComponent("liveoddsFile", new InboxFileComponent());
+            assertThat(context.getEndpoint("liveoddsFile:target/notation3?delay=50ms", FileEndpoint.class).getDelay()).isEqualTo(50);
             assertThat(context.getEndpoint("timer:tick?period=100ms", TimerEndpoint.class).getPeriod()).isEqualTo(100);
             assertThat(context.getEndpoint("timer:tick2?period=100", TimerEndpoint.class).getPeriod()).isEqualTo(100);
             assertThat(context.getEndpoint("timer:demo?period=1s", TimerEndpoint.class).getPeriod()).isEqualTo(1000);

@@ -68,12 +68,10 @@ public class InboxGuard implements OptimizedFileFilter {
     public boolean accept(GenericFile listed) {
         GenericFile<File> file = listed;
         String name = file.getFileNameOnly();
-        if (file.isDirectory()) {
-            return false;
-        }
         if (name.startsWith(".") || !name.endsWith(".json")) {
-            return true; // not a message: the source's include pattern leaves it alone
+            return !file.isDirectory(); // not a message: the source's include pattern leaves it alone
         }
+        // looked at without following a link: a link to a folder is a link, refused like any other
         Path entry = Path.of(file.getAbsoluteFilePath());
         BasicFileAttributes attributes;
         try {

@@ -78,6 +78,27 @@ class InboxBacklogTest {
         assertThat(mostQueued.get()).as("pushes queued at most").isPositive().isLessThanOrEqualTo(3 * PER_POLL);
     }
 
+    /**
+     * Entries the guard leaves in the inbox without taking them (here folders named like messages), more of them than a
+     * listing takes and all ahead of the files by name, hold back no file: the listing goes on past them to its batch.
+     */
+    @Test
+    void foldersNamedLikeMessagesAheadOfTheBacklogHoldBackNoFile(@TempDir Path work) throws Exception {
+        Path inbox = Files.createDirectories(work.resolve("inbox"));
+        for (int i = 0; i < 2 * PER_POLL; i++) {
+            Files.createDirectories(inbox.resolve(String.format("a-%05d.json", i)));
+        }
+        writeScrambledBacklog(inbox, FILES);
+        try (LoopbackPartner partner = new LoopbackPartner();
+             RunningService service = RunningService.builder().partner(partner.baseUrl(), partner.authUrl()).work(work)
+                     .set("liveodds.source.file.max-per-poll", Integer.toString(PER_POLL)).start()) {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> partner.arrivals().stream().filter(a -> !a.isHeartbeat()).count() == FILES);
+            assertEachMatchInFileNameOrder(partner, FILES);
+            assertThat(inbox.resolve("a-00000.json")).as("a folder is left alone").isDirectory();
+        }
+    }
+
     /** File i holds message m-i of match i % 3; the files are created in an order unrelated to their names. */
     private static void writeScrambledBacklog(Path inbox, int files) {
         for (int n = 0; n < files; n++) {

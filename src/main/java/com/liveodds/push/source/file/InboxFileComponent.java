@@ -1,0 +1,171 @@
+package com.liveodds.push.source.file;
+
+import java.io.File;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+import org.apache.camel.Exchange;
+import org.apache.camel.Processor;
+import org.apache.camel.component.file.FileComponent;
+import org.apache.camel.component.file.FileComponentConfigurer;
+import org.apache.camel.component.file.FileConsumer;
+import org.apache.camel.component.file.FileEndpoint;
+import org.apache.camel.component.file.FileEndpointConfigurer;
+import org.apache.camel.component.file.GenericFile;
+import org.apache.camel.component.file.GenericFileConfiguration;
+import org.apache.camel.component.file.GenericFileEndpoint;
+import org.apache.camel.component.file.GenericFileOperations;
+import org.apache.camel.component.file.GenericFileProcessStrategy;
+import org.apache.camel.spi.PropertyConfigurer;
+import org.apache.camel.util.function.Suppliers;
+
+/**
+ * Camel's file component whose consumer lists a folder with {@code preSort} and {@code maxMessagesPerPoll} by taking the
+ * first names of the listing, not by sorting all of it. Camel sorts every entry of the folder at each poll (two
+ * {@code File} objects made per comparison) and looks at each on disk until it has its batch, so a backlog of tens of
+ * thousands of files cost each poll tens of milliseconds however few it took (docs/benchmarks.md). Here a poll reads the
+ * names and keeps the {@code maxMessagesPerPoll} smallest in a heap (one comparison for most names), passing over hidden
+ * names, those the endpoint's patterns leave out and the files in hand ({@link InboxInProgress}), then asks Camel's own
+ * checks (patterns, filter, in-progress repository) of those alone, in name order. Names the checks pass over (a folder
+ * named like a file) leave room for the names after them, so no run of them holds the listing back. Every other
+ * option, and any endpoint without both options or that descends into folders, is Camel's file component as it is.
+ * The single partner's inbox reads through it ({@code liveoddsFile}).
+ */
+public class InboxFileComponent extends FileComponent {
+
+    // Camel finds a component's configurers by its name: these read the file component's options as "file:" does
+    // (durations such as delay=50ms among them)
+    private final PropertyConfigurer componentOptions = new FileComponentConfigurer();
+    private final PropertyConfigurer endpointOptions = new FileEndpointConfigurer();
+
+    @Override
+    public PropertyConfigurer getComponentPropertyConfigurer() {
+        return componentOptions;
+    }
+
+    @Override
+    public PropertyConfigurer getEndpointPropertyConfigurer() {
+        return endpointOptions;
+    }
+
+    @Override
+    protected GenericFileEndpoint<File> buildFileEndpoint(String uri, String remaining, Map<String, Object> parameters)
+            throws Exception {
+        FileEndpoint camels = (FileEndpoint) super.buildFileEndpoint(uri, remaining, parameters);
+        Endpoint endpoint = new Endpoint(uri, this);
+        endpoint.setFile(camels.getFile());
+        GenericFileConfiguration configuration = new GenericFileConfiguration();
+        configuration.setDirectory(camels.getConfiguration().getDirectory());
+        endpoint.setConfiguration(configuration);
+        return endpoint;
+    }
+
+    /** A file endpoint whose consumer is {@link Consumer}. */
+    static final class Endpoint extends FileEndpoint {
+
+        Endpoint(String uri, FileComponent component) {
+            super(uri, component);
+        }
+
+        @Override
+        protected FileConsumer newFileConsumer(Processor processor, GenericFileOperations<File> operations) {
+            GenericFileProcessStrategy<File> strategy = getProcessStrategy() != null ? getProcessStrategy() : createGenericFileStrategy();
+            return new Consumer(this, processor, operations, strategy);
+        }
+    }
+
+    /** Camel's file consumer with the listing above. */
+    static final class Consumer extends FileConsumer {
+
+        private static final File[] NO_FILES = new File[0];
+
+        Consumer(FileEndpoint endpoint, Processor processor, GenericFileOperations<File> operations,
+                 GenericFileProcessStrategy<File> strategy) {
+            super(endpoint, processor, operations, strategy);
+        }
+
+        @Override
+        protected boolean pollDirectory(Exchange dynamic, String fileName, List<GenericFile<File>> fileList, int depth) {
+            FileEndpoint endpoint = getEndpoint();
+            int batch = getMaxMessagesPerPoll();
+            File directory = new File(fileName);
+            String[] names = endpoint.isPreSort() && batch > 0 && !endpoint.isRecursive() ? directory.list() : null;
+            if (names == null) {
+                return super.pollDirectory(dynamic, fileName, fileList, depth);
+            }
+            Predicate<String> candidate = candidates(endpoint);
+            String after = null;
+            while (fileList.size() < batch) {
+                int wanted = batch - fileList.size();
+                String[] first = firstNames(names, after, wanted, candidate);
+                for (String name : first) {
+                    take(dynamic, directory, name, fileList);
+                }
+                if (first.length < wanted) {
+                    return true;
+                }
+                after = first[first.length - 1];
+            }
+            return false;
+        }
+
+        /**
+         * What a name must be to be worth Camel's checks: not hidden (unless the endpoint reads hidden files), not in
+         * hand, matching the endpoint's patterns (which Camel asks again).
+         */
+        private static Predicate<String> candidates(FileEndpoint endpoint) {
+            Predicate<String> candidate = endpoint.isIncludeHiddenFiles() ? name -> true : name -> !name.startsWith(".");
+            if (endpoint.getInProgressRepository() instanceof InboxInProgress inHand) {
+                candidate = candidate.and(name -> !inHand.holds(name));
+            }
+            Pattern include = endpoint.getIncludePattern();
+            if (include != null) {
+                candidate = candidate.and(name -> include.matcher(name).matches());
+            }
+            Pattern exclude = endpoint.getExcludePattern();
+            if (exclude != null) {
+                candidate = candidate.and(name -> !exclude.matcher(name).matches());
+            }
+            return candidate;
+        }
+
+        /** The {@code count} smallest candidate names after {@code after} (all when null), in order. */
+        static String[] firstNames(String[] names, String after, int count, Predicate<String> candidate) {
+            PriorityQueue<String> largestFirst = new PriorityQueue<>(count + 1, Comparator.reverseOrder());
+            for (String name : names) {
+                boolean inRange = after == null || name.compareTo(after) > 0;
+                boolean smaller = largestFirst.size() < count || name.compareTo(largestFirst.peek()) < 0;
+                if (inRange && smaller && candidate.test(name)) {
+                    largestFirst.add(name);
+                    if (largestFirst.size() > count) {
+                        largestFirst.poll();
+                    }
+                }
+            }
+            String[] first = largestFirst.toArray(new String[0]);
+            Arrays.sort(first);
+            return first;
+        }
+
+        /** Camel's checks and the in-progress repository for one entry, as Camel's listing asks them of a file. */
+        private void take(Exchange dynamic, File directory, String name, List<GenericFile<File>> fileList) {
+            File file = new File(directory, name);
+            FileEndpoint endpoint = getEndpoint();
+            // without a filter to refuse them, folders are passed over as Camel's listing does when it does not descend
+            if (endpoint.getFilter() == null && file.isDirectory()) {
+                return;
+            }
+            Supplier<GenericFile<File>> listedFile = Suppliers.memorize(() -> asGenericFile(endpoint.getConfiguration().getDirectory(),
+                    file, endpoint.getCharset(), endpoint.isProbeContentType()));
+            if (isValidFile(dynamic, listedFile, name, file.getAbsolutePath(), () -> name, false, NO_FILES)) {
+                fileList.add(listedFile.get());
+            }
+        }
+    }
+}
