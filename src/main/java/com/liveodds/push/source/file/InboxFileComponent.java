@@ -18,7 +18,6 @@ import org.apache.camel.component.file.FileConsumer;
 import org.apache.camel.component.file.FileEndpoint;
 import org.apache.camel.component.file.FileEndpointConfigurer;
 import org.apache.camel.component.file.GenericFile;
-import org.apache.camel.component.file.GenericFileConfiguration;
 import org.apache.camel.component.file.GenericFileEndpoint;
 import org.apache.camel.component.file.GenericFileOperations;
 import org.apache.camel.component.file.GenericFileProcessStrategy;
@@ -33,9 +32,12 @@ import org.apache.camel.util.function.Suppliers;
  * names and keeps the {@code maxMessagesPerPoll} smallest in a heap (one comparison for most names), passing over hidden
  * names, those the endpoint's patterns leave out and the files in hand ({@link InboxInProgress}), then asks Camel's own
  * checks (patterns, filter, in-progress repository) of those alone, in name order. Names the checks pass over (a folder
- * named like a file) leave room for the names after them, so no run of them holds the listing back. Every other
- * option, and any endpoint without both options or that descends into folders, is Camel's file component as it is.
- * The single partner's inbox reads through it ({@code liveoddsFile}).
+ * named like a file) leave room for the names after them, so no run of them holds the listing back. Folders and links
+ * go to the endpoint's filter when it has one, not followed (the bundle's guard refuses both); without a filter a folder
+ * is passed over, as Camel's listing does when it does not descend. An endpoint without eager {@code preSort} and
+ * {@code maxMessagesPerPoll}, or that descends into folders or has {@code minDepth}, {@code doneFileName},
+ * {@code extendedAttributes} or a resume strategy, lists as Camel's file component does. The inbox reads through it
+ * ({@code liveoddsFile}).
  */
 public class InboxFileComponent extends FileComponent {
 
@@ -57,12 +59,11 @@ public class InboxFileComponent extends FileComponent {
     @Override
     protected GenericFileEndpoint<File> buildFileEndpoint(String uri, String remaining, Map<String, Object> parameters)
             throws Exception {
+        // Camel's own checks and folder, on an endpoint of this component's
         FileEndpoint camels = (FileEndpoint) super.buildFileEndpoint(uri, remaining, parameters);
         Endpoint endpoint = new Endpoint(uri, this);
         endpoint.setFile(camels.getFile());
-        GenericFileConfiguration configuration = new GenericFileConfiguration();
-        configuration.setDirectory(camels.getConfiguration().getDirectory());
-        endpoint.setConfiguration(configuration);
+        endpoint.setConfiguration(camels.getConfiguration());
         return endpoint;
     }
 
@@ -95,29 +96,39 @@ public class InboxFileComponent extends FileComponent {
             FileEndpoint endpoint = getEndpoint();
             int batch = getMaxMessagesPerPoll();
             File directory = new File(fileName);
-            String[] names = endpoint.isPreSort() && batch > 0 && !endpoint.isRecursive() ? directory.list() : null;
+            String[] names = listsFirstNames(endpoint, batch) ? directory.list() : null;
             if (names == null) {
                 return super.pollDirectory(dynamic, fileName, fileList, depth);
             }
             Predicate<String> candidate = candidates(endpoint);
             String after = null;
-            while (fileList.size() < batch) {
-                int wanted = batch - fileList.size();
-                String[] first = firstNames(names, after, wanted, candidate);
+            while (true) {
+                // a whole batch each pass, so that a run of names the checks pass over costs a pass per batch of them
+                String[] first = firstNames(names, after, batch, candidate);
                 for (String name : first) {
+                    if (fileList.size() == batch) {
+                        return false;
+                    }
                     take(dynamic, directory, name, fileList);
                 }
-                if (first.length < wanted) {
-                    return true;
+                if (first.length < batch) {
+                    return fileList.size() < batch;
                 }
                 after = first[first.length - 1];
             }
-            return false;
+        }
+
+        /** The options this listing serves; with any other, Camel's own listing runs. */
+        private boolean listsFirstNames(FileEndpoint endpoint, int batch) {
+            return endpoint.isPreSort() && batch > 0 && isEagerLimitMaxMessagesPerPoll() && !endpoint.isRecursive()
+                    && endpoint.getMinDepth() <= 1 && endpoint.getDoneFileName() == null && endpoint.getExtendedAttributes() == null
+                    && getResumeStrategy() == null;
         }
 
         /**
          * What a name must be to be worth Camel's checks: not hidden (unless the endpoint reads hidden files), not in
-         * hand, matching the endpoint's patterns (which Camel asks again).
+         * hand, matching the endpoint's patterns (which Camel asks again). Files in hand are passed over here by name
+         * too, as the guard does, so that they take no place in the batch.
          */
         private static Predicate<String> candidates(FileEndpoint endpoint) {
             Predicate<String> candidate = endpoint.isIncludeHiddenFiles() ? name -> true : name -> !name.startsWith(".");
@@ -157,7 +168,6 @@ public class InboxFileComponent extends FileComponent {
         private void take(Exchange dynamic, File directory, String name, List<GenericFile<File>> fileList) {
             File file = new File(directory, name);
             FileEndpoint endpoint = getEndpoint();
-            // without a filter to refuse them, folders are passed over as Camel's listing does when it does not descend
             if (endpoint.getFilter() == null && file.isDirectory()) {
                 return;
             }

@@ -69,7 +69,8 @@ public class InboxGuard implements OptimizedFileFilter {
         GenericFile<File> file = listed;
         String name = file.getFileNameOnly();
         if (name.startsWith(".") || !name.endsWith(".json")) {
-            return !file.isDirectory(); // not a message: the source's include pattern leaves it alone
+            // not a message, which the source's include pattern leaves alone; a folder is never a file to read
+            return !file.isDirectory();
         }
         // looked at without following a link: a link to a folder is a link, refused like any other
         Path entry = Path.of(file.getAbsoluteFilePath());

@@ -80,7 +80,8 @@ class InboxBacklogTest {
 
     /**
      * Entries the guard leaves in the inbox without taking them (here folders named like messages), more of them than a
-     * listing takes and all ahead of the files by name, hold back no file: the listing goes on past them to its batch.
+     * listing takes and all ahead of the files by name, hold back no file: the listing goes on past them to its batch
+     * (liveoddsFile keeps a batch of names before it looks at them on disk; with one pass it would take nothing).
      */
     @Test
     void foldersNamedLikeMessagesAheadOfTheBacklogHoldBackNoFile(@TempDir Path work) throws Exception {
