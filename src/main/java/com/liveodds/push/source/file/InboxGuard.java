@@ -3,11 +3,14 @@ package com.liveodds.push.source.file;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import com.liveodds.push.deadletter.DeadLetterStore;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
@@ -37,12 +40,15 @@ public class InboxGuard implements OptimizedFileFilter {
     static final String FILE_KEY = "liveodds.fileKey";
 
     private static final Logger LOG = LoggerFactory.getLogger(InboxGuard.class);
+    private static final int MOST_NAMED = 10_000;
 
     private final DeadLetterStore deadLetters;
     private final Rejections rejections;
     private final UpstreamLiveness liveness;
     private final InboxInProgress inHand;
     private long maxSize = 1024L * 1024L;
+    /** Names already logged as unaddressable, so that each poll does not log them again. */
+    private final Set<String> unaddressable = ConcurrentHashMap.newKeySet();
 
     /** @param inHand the single partner's files in hand (route liveodds-source-file's in-progress repository) */
     public InboxGuard(DeadLetterStore deadLetters, Rejections rejections, UpstreamLiveness liveness, InboxInProgress inHand) {
@@ -73,7 +79,14 @@ public class InboxGuard implements OptimizedFileFilter {
             return !file.isDirectory();
         }
         // looked at without following a link: a link to a folder is a link, refused like any other
-        Path entry = Path.of(file.getAbsoluteFilePath());
+        Path entry;
+        try {
+            entry = Path.of(file.getAbsoluteFilePath());
+        } catch (InvalidPathException e) {
+            // thrown out of the listing, it would end every poll before any later file: the inbox would stop
+            unaddressable(name);
+            return false;
+        }
         BasicFileAttributes attributes;
         try {
             attributes = Files.readAttributes(entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
@@ -95,6 +108,21 @@ public class InboxGuard implements OptimizedFileFilter {
             file.setExtendedAttributes(Map.of(FILE_KEY, attributes.fileKey()));
         }
         return true;
+    }
+
+    /**
+     * A name the JVM's file-name encoding cannot hold (a name not in UTF-8 under a UTF-8 locale, any name outside ASCII
+     * without one): the file cannot be opened, moved or removed from Java, so it stays, named once in the log.
+     */
+    private void unaddressable(String name) {
+        if (unaddressable.size() >= MOST_NAMED) {
+            unaddressable.clear();
+        }
+        if (unaddressable.add(name)) {
+            LOG.warn("Inbox entry {} has a name the file-name encoding of this JVM ({}) cannot hold: left in the inbox, never read;"
+                    + " run the service with a UTF-8 locale (LANG=C.UTF-8) or rename the file", LogSafe.escape(name),
+                    System.getProperty("sun.jnu.encoding"));
+        }
     }
 
     /** Looks again under the lock: another partner's reading may have refused the entry already. */

@@ -53,6 +53,21 @@ class InboxGuardTest {
         assertThat(guard.accept(entry(inbox, "m-1.json"))).isTrue();
     }
 
+    /**
+     * A name Java cannot turn into a path (under a locale without UTF-8, any name outside ASCII; here a NUL, which no
+     * locale maps) is passed over, not thrown out of the listing, where it would end every poll before the files after it.
+     */
+    @Test
+    void anEntryWhoseNameCannotBeAPathIsPassedOverAndTheListingGoesOn() throws Exception {
+        Path inbox = Files.createDirectories(work.resolve("inbox"));
+        Files.writeString(inbox.resolve("m-2.json"), "{}");
+        InboxGuard guard = guard(new InboxInProgress(10));
+
+        File unaddressable = new File(inbox.toFile(), "m-1\u0000.json");
+        assertThat(guard.accept(FileConsumer.asGenericFile(inbox.toString(), unaddressable, null, false))).isFalse();
+        assertThat(guard.accept(entry(inbox, "m-2.json"))).isTrue();
+    }
+
     private InboxGuard guard(InboxInProgress inHand) {
         return new InboxGuard(new DeadLetterStore(work.resolve("dead").toString()), new Rejections(), new UpstreamLiveness(),
                 inHand);
