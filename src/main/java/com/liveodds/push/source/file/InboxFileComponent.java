@@ -61,32 +61,32 @@ public class InboxFileComponent extends FileComponent {
             throws Exception {
         // Camel's own checks and folder, on an endpoint of this component's
         FileEndpoint camels = (FileEndpoint) super.buildFileEndpoint(uri, remaining, parameters);
-        Endpoint endpoint = new Endpoint(uri, this);
+        InboxEndpoint endpoint = new InboxEndpoint(uri, this);
         endpoint.setFile(camels.getFile());
         endpoint.setConfiguration(camels.getConfiguration());
         return endpoint;
     }
 
-    /** A file endpoint whose consumer is {@link Consumer}. */
-    static final class Endpoint extends FileEndpoint {
+    /** A file endpoint whose consumer is {@link InboxConsumer}. */
+    static final class InboxEndpoint extends FileEndpoint {
 
-        Endpoint(String uri, FileComponent component) {
+        InboxEndpoint(String uri, FileComponent component) {
             super(uri, component);
         }
 
         @Override
         protected FileConsumer newFileConsumer(Processor processor, GenericFileOperations<File> operations) {
             GenericFileProcessStrategy<File> strategy = getProcessStrategy() != null ? getProcessStrategy() : createGenericFileStrategy();
-            return new Consumer(this, processor, operations, strategy);
+            return new InboxConsumer(this, processor, operations, strategy);
         }
     }
 
     /** Camel's file consumer with the listing above. */
-    static final class Consumer extends FileConsumer {
+    static final class InboxConsumer extends FileConsumer {
 
         private static final File[] NO_FILES = new File[0];
 
-        Consumer(FileEndpoint endpoint, Processor processor, GenericFileOperations<File> operations,
+        InboxConsumer(FileEndpoint endpoint, Processor processor, GenericFileOperations<File> operations,
                  GenericFileProcessStrategy<File> strategy) {
             super(endpoint, processor, operations, strategy);
         }

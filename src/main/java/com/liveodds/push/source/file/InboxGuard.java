@@ -78,7 +78,6 @@ public class InboxGuard implements OptimizedFileFilter {
             // not a message, which the source's include pattern leaves alone; a folder is never a file to read
             return !file.isDirectory();
         }
-        // looked at without following a link: a link to a folder is a link, refused like any other
         Path entry;
         try {
             entry = Path.of(file.getAbsoluteFilePath());
@@ -89,6 +88,7 @@ public class InboxGuard implements OptimizedFileFilter {
         }
         BasicFileAttributes attributes;
         try {
+            // without following a link: a link to a folder is a link, refused like any other
             attributes = Files.readAttributes(entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         } catch (NoSuchFileException gone) {
             return false;
