@@ -80,6 +80,24 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     /**
+     * As a service account runs it, bound by file permissions: when this JVM is root, the process keeps root's user
+     * but loses the capabilities that let root read and search any file ({@code setpriv}, util-linux).
+     */
+    public static ServiceProcess startUnprivileged(Map<String, String> settings, Path log) {
+        List<String> prefix = isRoot() ? List.of("setpriv", "--bounding-set=-dac_override,-dac_read_search",
+                "--inh-caps=-dac_override,-dac_read_search") : List.of();
+        return start(prefix, settings, Map.of(), log, suiteOptions("512m"));
+    }
+
+    private static boolean isRoot() {
+        try {
+            return (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid") == 0;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
      * A maximum heap, and the JIT and collector of the suite's own test JVMs (the pom's argLine): a test's service is
      * short-lived too.
      */
@@ -95,8 +113,14 @@ public final class ServiceProcess implements AutoCloseable {
 
     private static ServiceProcess start(Map<String, String> settings, Map<String, String> environment, Path log,
             List<String> jvmOptions) {
+        return start(List.of(), settings, environment, log, jvmOptions);
+    }
+
+    private static ServiceProcess start(List<String> prefix, Map<String, String> settings, Map<String, String> environment,
+            Path log, List<String> jvmOptions) {
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        List<String> command = new ArrayList<>(List.of(java));
+        List<String> command = new ArrayList<>(prefix);
+        command.add(java);
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path")));
         settings.forEach((k, v) -> command.add("-D" + k + "=" + v));

@@ -25,8 +25,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The file source's gate, asked about every inbox entry before it is read (contract section 11). Only a regular file
  * up to {@code liveodds.source.file.max-size} passes. A symbolic link is never followed and a FIFO, socket or device
- * is never opened: the entry is removed from the inbox and dead-lettered by name, without content. A larger file is
- * moved whole into the dead-letter store with a record of its name and size, never read into memory. Folders are
+ * is never opened: the entry is removed from the inbox and dead-lettered by name, without content. A larger file, and
+ * one the service may not read, is moved whole into the dead-letter store with a record of its name, size and reason,
+ * never read into memory: left, it would fail at every poll while the later messages of its match went first. Folders are
  * left alone (the source does not descend into them). With several partners each partner's reading of the inbox asks
  * the guard: an entry is refused (dead-lettered and counted) once, by whichever asks first.
  * <p>
@@ -99,7 +100,7 @@ public class InboxGuard implements OptimizedFileFilter {
         if (attributes.isDirectory()) {
             return false;
         }
-        if (!attributes.isRegularFile() || attributes.size() > maxSize) {
+        if (!attributes.isRegularFile() || attributes.size() > maxSize || !Files.isReadable(entry)) {
             refuse(entry, name);
             return false;
         }
@@ -136,7 +137,10 @@ public class InboxGuard implements OptimizedFileFilter {
         if (!attributes.isRegularFile()) {
             refuseNonRegular(entry, name, attributes);
         } else if (attributes.size() > maxSize) {
-            keepOversized(entry, name, attributes.size());
+            keepUnread(entry, name, attributes.size(), Reason.TOO_LARGE, "has " + attributes.size()
+                    + " bytes, more than liveodds.source.file.max-size (" + maxSize + " bytes)");
+        } else if (!Files.isReadable(entry)) {
+            keepUnread(entry, name, attributes.size(), Reason.UNREADABLE, "may not be read by the service (file permissions)");
         }
     }
 
@@ -151,14 +155,13 @@ public class InboxGuard implements OptimizedFileFilter {
         }
     }
 
-    private void keepOversized(Path entry, String name, long size) {
+    private void keepUnread(Path entry, String name, long size, Reason reason, String why) {
         try {
             Path kept = deadLetters.keep(entry);
-            deadLetters.inboxEntry(name, size, Reason.TOO_LARGE, "inbox file " + name + " has " + size
-                    + " bytes, more than liveodds.source.file.max-size (" + maxSize + " bytes); kept unread as " + kept.getFileName(), kept);
-            count(Reason.TOO_LARGE);
+            deadLetters.inboxEntry(name, size, reason, "inbox file " + name + " " + why + "; kept unread as " + kept.getFileName(), kept);
+            count(reason);
         } catch (IOException | RuntimeException e) {
-            LOG.warn("Inbox file {} is too large but could not be moved to the dead-letter store: {}", LogSafe.escape(name),
+            LOG.warn("Inbox file {} {} but could not be moved to the dead-letter store: {}", LogSafe.escape(name), why,
                     LogSafe.escape(e.getMessage()));
         }
     }
