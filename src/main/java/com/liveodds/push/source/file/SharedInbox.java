@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
@@ -68,6 +69,11 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     private final InboxGuard guard;
     /** Set when a partner's progress may let it take a file the last listing left. */
     private final AtomicBoolean changed = new AtomicBoolean();
+    /**
+     * Which file (its file key: device and inode) the partners' progress on a name refers to, from the last reading of
+     * the name: a producer's rename over the name makes another file, which no partner is done with.
+     */
+    private final Map<String, Object> readAs = new ConcurrentHashMap<>();
     private Path dir;
     private List<String> partners = List.of();
     private int mostInHand = 1;
@@ -236,12 +242,13 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     public void share(Exchange exchange) {
         String name = exchange.getMessage().getHeader(Exchange.FILE_NAME_ONLY, String.class);
         String key = PartnerProgress.key(name);
-        Taking taking = new Taking(name, key);
+        Taking taking = new Taking(name, key, fileKey(exchange));
         synchronized (this) {
             // listed before its last partner moved it to .done/ (or removed by hand): nothing to take
             if (!Files.exists(dir.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
                 return;
             }
+            readAgain(key, taking.file);
             boolean allDone = true;
             boolean led = false;
             List<Share> wanting = new ArrayList<>(shares.size());
@@ -276,8 +283,37 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         }
     }
 
-    /** The partner's copy ended well: recorded on disk for it; the last partner to finish moves the file to .done/. */
-    private void finished(Share share, String name, String key) {
+    /** The file key {@link InboxGuard} saw when the file was listed (null on a file system without one). */
+    private static Object fileKey(Exchange exchange) {
+        GenericFile<?> listed = exchange.getProperty(Exchange.FILE_EXCHANGE_FILE, GenericFile.class);
+        Map<String, Object> attributes = listed == null ? null : listed.getExtendedAttributes();
+        return attributes == null ? null : attributes.get(InboxGuard.FILE_KEY);
+    }
+
+    /**
+     * The name read again: if it is now another file than the one the partners' progress refers to, a producer renamed a
+     * new message over it, and no partner is done with that one.
+     */
+    private void readAgain(String key, Object file) {
+        if (file == null) {
+            return;
+        }
+        Object before = readAs.put(key, file);
+        if (before != null && !before.equals(file)) {
+            shares.forEach(share -> share.progress.remove(key));
+        }
+    }
+
+    /**
+     * The partner's copy ended well: recorded on disk for it, unless a producer renamed another file over the name
+     * meanwhile (then the partner takes that one too); the last partner to finish moves the file to .done/.
+     */
+    private void finished(Share share, String name, String key, Object file) {
+        if (file != null && !file.equals(readAs.getOrDefault(key, file))) {
+            share.inHand.remove(key);
+            changed.set(true);
+            return;
+        }
         try {
             share.progress.add(key);
         } catch (RuntimeException e) {
@@ -298,10 +334,22 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         }
     }
 
-    /** Moves a file every partner is done with to .done/; only then (or when it is gone) its progress is forgotten. */
+    /**
+     * Moves a file every partner is done with to .done/; only then (or when it is gone) its progress is forgotten. A file
+     * renamed over the name since it was read stays, and no partner is done with it.
+     */
     private void moveToDone(String name, String key) {
         Path file = dir.resolve(name);
         try {
+            Object read = readAs.get(key);
+            if (read != null && !read.equals(Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey())) {
+                LOG.warn("Inbox file {} was replaced while its message was in hand: left in the inbox to be read again",
+                        LogSafe.escape(name));
+                readAs.remove(key);
+                shares.forEach(share -> share.progress.remove(key));
+                changed.set(true);
+                return;
+            }
             InboxDone.moveToDone(file);
         } catch (NoSuchFileException e) {
             // removed by hand: nothing to move
@@ -311,6 +359,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
                     LogSafe.escape(e.getMessage()));
             return;
         }
+        readAs.remove(key);
         shares.forEach(share -> share.progress.remove(key));
     }
 
@@ -332,12 +381,15 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     private final class Taking extends SynchronizationAdapter implements SourceHandover.Shared {
         private final String name;
         private final String key;
+        /** The file key of what was read (null without one). */
+        private final Object file;
         private final Map<String, Share> takers = new LinkedHashMap<>();
         private final Set<String> handedOver = ConcurrentHashMap.newKeySet();
 
-        Taking(String name, String key) {
+        Taking(String name, String key, Object file) {
             this.name = name;
             this.key = key;
+            this.file = file;
         }
 
         @Override
@@ -352,7 +404,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
             return new SourceHandover() {
                 @Override
                 public void acknowledge() {
-                    finished(share, name, key);
+                    finished(share, name, key, file);
                 }
 
                 @Override
@@ -366,7 +418,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         public void onComplete(Exchange exchange) {
             takers.forEach((partner, share) -> {
                 if (!handedOver.contains(partner)) {
-                    finished(share, name, key);
+                    finished(share, name, key, file);
                 }
             });
         }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -220,6 +221,32 @@ class SharedInboxTest {
                 && Files.exists(inbox.resolve(".done/k-001.json")));
         assertThat(got.get("up")).containsExactly("k-002");
         assertThat(got.get("down")).containsExactly("k-002");
+    }
+
+    @Test
+    void aFileRenamedOverOneAPartnerIsDoneWithGoesToThatPartnerTooWhenAnotherReadsIt() throws Exception {
+        List<String> first = IntStream.range(0, 5).mapToObj(i -> String.format("h-%03d", i)).toList();
+        for (String id : first) {
+            drop(id);
+        }
+        // down's share is full: it does not read the next file while up is done with it
+        await().atMost(Duration.ofSeconds(20)).until(() -> held.size() == 5);
+        drop("x-001");
+        await().atMost(Duration.ofSeconds(20)).until(() -> got.get("up").contains("x-001"));
+        Path hidden = inbox.resolve(".x-001.json");
+        Files.writeString(hidden, "x-001 again");
+        Files.move(hidden, inbox.resolve("x-001.json"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            SourceHandover next;
+            while ((next = held.poll()) != null) {
+                next.acknowledge();
+            }
+            return jsonLeft().isEmpty();
+        });
+        assertThat(got.get("down")).containsExactly("h-000", "h-001", "h-002", "h-003", "h-004", "x-001 again");
+        assertThat(got.get("up")).containsSubsequence("x-001", "x-001 again");
+        assertThat(got.get("up")).filteredOn(b -> b.startsWith("x-")).hasSize(2);
     }
 
     private void drop(String id) throws Exception {
