@@ -94,6 +94,8 @@ class FileSourcePartnersTest {
         Path link = service.inbox().resolve(".bad-004.json");
         Files.createSymbolicLink(link, target);
         Files.move(link, service.inbox().resolve("bad-004.json"));
+        Path folder = Files.createDirectories(service.work().resolve("a-folder"));
+        Path folderLink = Files.createSymbolicLink(service.inbox().resolve("bad-000.json"), folder);
         service.drop("bad-005.json", Messages.odds("bad-after", Messages.external("94", 901)));
 
         // the valid message behind them reaches everyone who booked it, the bad ones are settled for all partners
@@ -101,15 +103,17 @@ class FileSourcePartnersTest {
                 && ids(b, "bad-").contains("bad-after") && ids(c, "bad-").contains("bad-after"));
         await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(service.done().resolve("bad-002.json"))
                 && Files.exists(service.done().resolve("bad-005.json")));
-        await().atMost(Duration.ofSeconds(30)).until(() -> service.deadLetterCount() - lettersBefore >= 4);
+        await().atMost(Duration.ofSeconds(30)).until(() -> service.deadLetterCount() - lettersBefore >= 5);
         // once, not once per partner: the count holds still
         await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
-                .until(() -> service.deadLetterCount() - lettersBefore == 4 && rejected() - rejectedBefore == 4.0);
+                .until(() -> service.deadLetterCount() - lettersBefore == 5 && rejected() - rejectedBefore == 5.0);
         assertThat(service.deadLetterEntries()).extracting(l -> l.path("message_id").asText())
                 .filteredOn(id -> id.equals("bad-unresolvable")).hasSize(1);
         assertThat(ids(a, "bad-")).containsExactly("bad-after");
         assertThat(target).exists();
         assertThat(service.inbox().resolve("bad-004.json")).doesNotExist();
+        assertThat(Files.exists(folderLink, java.nio.file.LinkOption.NOFOLLOW_LINKS)).as("a link to a folder, never descended").isFalse();
+        assertThat(folder).isDirectory();
     }
 
     @Test

@@ -31,13 +31,14 @@ import org.apache.camel.util.function.Suppliers;
  * thousands of files cost each poll tens of milliseconds however few it took (docs/benchmarks.md). Here a poll reads the
  * names and keeps the {@code maxMessagesPerPoll} smallest in a heap (one comparison for most names), passing over hidden
  * names, those the endpoint's patterns leave out and the files in hand ({@link InboxInProgress}), then asks Camel's own
- * checks (patterns, filter, in-progress repository) of those alone, in name order. Names the checks pass over (a folder
- * named like a file) leave room for the names after them, so no run of them holds the listing back. Folders and links
+ * checks (patterns, filter, in-progress repository) of those alone, in name order. When they pass over a whole batch
+ * (folders named like files; with several partners, files the partners with room are done with), the rest of the names
+ * is sorted once and asked in order, so no run of them costs another pass. Folders and links
  * go to the endpoint's filter when it has one, not followed (the bundle's guard refuses both); without a filter a folder
  * is passed over, as Camel's listing does when it does not descend. An endpoint without eager {@code preSort} and
  * {@code maxMessagesPerPoll}, or that descends into folders or has {@code minDepth}, {@code doneFileName},
- * {@code extendedAttributes} or a resume strategy, lists as Camel's file component does. The inbox reads through it
- * ({@code liveoddsFile}).
+ * {@code extendedAttributes} or a resume strategy, lists as Camel's file component does. Both inbox routes read through
+ * it ({@code liveoddsFile}).
  */
 public class InboxFileComponent extends FileComponent {
 
@@ -101,21 +102,30 @@ public class InboxFileComponent extends FileComponent {
                 return super.pollDirectory(dynamic, fileName, fileList, depth);
             }
             Predicate<String> candidate = candidates(endpoint);
-            String after = null;
-            while (true) {
-                // a whole batch each pass, so that a run of names the checks pass over costs a pass per batch of them
-                String[] first = firstNames(names, after, batch, candidate);
-                for (String name : first) {
-                    if (fileList.size() == batch) {
-                        return false;
-                    }
-                    take(dynamic, directory, name, fileList);
-                }
-                if (first.length < batch) {
-                    return fileList.size() < batch;
-                }
-                after = first[first.length - 1];
+            String[] first = firstNames(names, batch, candidate);
+            if (takeAll(dynamic, directory, first, fileList, batch)) {
+                return false;
             }
+            if (first.length < batch) {
+                return true;
+            }
+            // a whole batch of names the checks passed over (a folder named like a file, a partner's files it is done
+            // with): the rest sorted once and taken in order, so that no run of them costs another pass over the names
+            String after = first[first.length - 1];
+            String[] rest = Arrays.stream(names).filter(name -> name.compareTo(after) > 0 && candidate.test(name)).sorted()
+                    .toArray(String[]::new);
+            return !takeAll(dynamic, directory, rest, fileList, batch);
+        }
+
+        /** Takes the names in order until the batch is full; whether it is. */
+        private boolean takeAll(Exchange dynamic, File directory, String[] names, List<GenericFile<File>> fileList, int batch) {
+            for (String name : names) {
+                if (fileList.size() == batch) {
+                    return true;
+                }
+                take(dynamic, directory, name, fileList);
+            }
+            return fileList.size() == batch;
         }
 
         /** The options this listing serves; with any other, Camel's own listing runs. */
@@ -146,13 +156,12 @@ public class InboxFileComponent extends FileComponent {
             return candidate;
         }
 
-        /** The {@code count} smallest candidate names after {@code after} (all when null), in order. */
-        static String[] firstNames(String[] names, String after, int count, Predicate<String> candidate) {
+        /** The {@code count} smallest candidate names, in order. */
+        static String[] firstNames(String[] names, int count, Predicate<String> candidate) {
             PriorityQueue<String> largestFirst = new PriorityQueue<>(count + 1, Comparator.reverseOrder());
             for (String name : names) {
-                boolean inRange = after == null || name.compareTo(after) > 0;
                 boolean smaller = largestFirst.size() < count || name.compareTo(largestFirst.peek()) < 0;
-                if (inRange && smaller && candidate.test(name)) {
+                if (smaller && candidate.test(name)) {
                     largestFirst.add(name);
                     if (largestFirst.size() > count) {
                         largestFirst.poll();
