@@ -11,7 +11,7 @@ public class RejectedMessageException extends RuntimeException {
     /** The fixed set of rejection reasons: each is a metric label, so the set stays small. */
     public enum Reason {
         EMPTY, NOT_UTF8, NOT_JSON, NOT_OBJECT, TRAILING_CONTENT, DUPLICATE_KEY, BAD_MESSAGE_ID, MISSING_FIELD,
-        BAD_FIELD, UNRESOLVABLE_MATCH, NOT_REGULAR_FILE, TOO_LARGE, UNREADABLE;
+        BAD_FIELD, UNRESOLVABLE_MATCH, NOT_REGULAR_FILE, TOO_LARGE, UNREADABLE, BAD_FILE_NAME;
 
         /** {@code not_utf8}, {@code duplicate_key}...: the label value. */
         public String label() {

@@ -108,6 +108,47 @@ class BadInputTest {
     }
 
     @Test
+    void onlyNamesEndingInLowerCaseJsonAreRead() throws Exception {
+        service.drop("c-001.JSON", Messages.odds("upper-case-name", Messages.external("6", 1006)));
+        service.drop("c-002.json", Messages.odds("after-upper-case", Messages.external("6", 1006)));
+
+        awaitPush("after-upper-case");
+        assertThat(pushesOf("upper-case-name")).isEmpty();
+        assertThat(service.inbox().resolve("c-001.JSON")).as("not a message: left alone").exists();
+    }
+
+    @Test
+    void aNameWithABackslashIsKeptWholeInTheDeadLetterStoreAndTheInboxGoesOn() throws Exception {
+        String body = Messages.odds("backslash-name", Messages.external("8", 1008));
+        service.drop("w\\001.json", body);
+        service.drop("w-002.json", Messages.odds("after-backslash", Messages.external("8", 1008)));
+
+        awaitPush("after-backslash");
+        await().atMost(Duration.ofSeconds(5)).until(() -> letterFor("w\\001.json").isPresent());
+        JsonNode letter = letterFor("w\\001.json").orElseThrow();
+        assertThat(letter.path("reason_code").asText()).isEqualTo("bad_file_name");
+        assertThat(Files.readString(service.deadLetters().resolve(letter.path("kept_as").asText()))).isEqualTo(body);
+        assertThat(pushesOf("backslash-name")).isEmpty();
+        assertThat(service.inbox().resolve("w\\001.json")).doesNotExist();
+    }
+
+    @Test
+    void aNameNotInTheFileNameEncodingIsNamedInAWarningOnceAndTheInboxGoesOn() throws Exception {
+        Files.createDirectories(service.inbox());
+        // the byte 0xFF is no character in UTF-8 (nor in ASCII): Java lists the name with a replacement character
+        Process touch = new ProcessBuilder("sh", "-c", "printf '{}' > \"$1/$(printf 'v-\\377.json')\"", "sh",
+                service.inbox().toString()).start();
+        assertThat(touch.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(touch.exitValue()).isZero();
+        service.drop("v-002.json", Messages.odds("after-bad-name", Messages.external("9", 1009)));
+
+        awaitPush("after-bad-name");
+        service.drop("v-003.json", Messages.odds("after-bad-name-2", Messages.external("9", 1009)));
+        awaitPush("after-bad-name-2");
+        assertThat(logs.messages()).filteredOn(m -> m.contains("v-\uFFFD.json") && m.contains("cannot hold")).hasSize(1);
+    }
+
+    @Test
     void aFifoIsNeverOpenedButRemovedAndDeadLettered() throws Exception {
         Files.createDirectories(service.inbox());
         Path fifo = service.inbox().resolve("f-001.json");

@@ -74,14 +74,15 @@ public class InboxGuard implements OptimizedFileFilter {
     @SuppressWarnings({"rawtypes", "unchecked"}) // OptimizedFileFilter extends the raw GenericFileFilter
     public boolean accept(GenericFile listed) {
         GenericFile<File> file = listed;
-        String name = file.getFileNameOnly();
+        // as listed: Camel's own name reads a backslash in it as a folder separator
+        String name = file.getFile().getName();
         if (name.startsWith(".") || !name.endsWith(".json")) {
             // not a message, which the source's include pattern leaves alone; a folder is never a file to read
             return !file.isDirectory();
         }
         Path entry;
         try {
-            entry = Path.of(file.getAbsoluteFilePath());
+            entry = file.getFile().toPath();
         } catch (InvalidPathException e) {
             // thrown out of the listing, it would end every poll before any later file: the inbox would stop
             unaddressable(name);
@@ -92,6 +93,10 @@ public class InboxGuard implements OptimizedFileFilter {
             // without following a link: a link to a folder is a link, refused like any other
             attributes = Files.readAttributes(entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         } catch (NoSuchFileException gone) {
+            if (name.indexOf('\uFFFD') >= 0) {
+                // listed under a name decoded with replacement characters (not valid in the file-name encoding)
+                unaddressable(name);
+            }
             return false;
         } catch (IOException e) {
             LOG.warn("Inbox entry {} cannot be examined, left where it is: {}", LogSafe.escape(name), LogSafe.escape(e.getMessage()));
@@ -100,7 +105,8 @@ public class InboxGuard implements OptimizedFileFilter {
         if (attributes.isDirectory()) {
             return false;
         }
-        if (!attributes.isRegularFile() || attributes.size() > maxSize || !Files.isReadable(entry)) {
+        if (!attributes.isRegularFile() || attributes.size() > maxSize || !Files.isReadable(entry)
+                || name.indexOf('\\') >= 0) {
             refuse(entry, name);
             return false;
         }
@@ -141,6 +147,9 @@ public class InboxGuard implements OptimizedFileFilter {
                     + " bytes, more than liveodds.source.file.max-size (" + maxSize + " bytes)");
         } else if (!Files.isReadable(entry)) {
             keepUnread(entry, name, attributes.size(), Reason.UNREADABLE, "may not be read by the service (file permissions)");
+        } else if (name.indexOf('\\') >= 0) {
+            keepUnread(entry, name, attributes.size(), Reason.BAD_FILE_NAME, "has a backslash in its name, which Camel's file"
+                    + " component takes for a folder separator");
         }
     }
 
