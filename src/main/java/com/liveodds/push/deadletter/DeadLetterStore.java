@@ -148,7 +148,15 @@ public class DeadLetterStore {
 
     /** An upstream message that broke the rules: its original bytes and the reason. */
     public Path rejected(byte[] original, RejectedMessageException rejection) {
+        return rejected(original, rejection, null);
+    }
+
+    /** The same for a message read from the inbox file {@code fileName} (null for other sources), which it names. */
+    public Path rejected(byte[] original, RejectedMessageException rejection, String fileName) {
         ObjectNode entry = rejectedEntry(rejection.getReason(), rejection.getMessage());
+        if (fileName != null) {
+            entry.put("file_name", fileName);
+        }
         JsonNode body = putBody(entry, original);
         if (body != null && body.isObject()) {
             copyText(body, "message_id", entry, "message_id");
@@ -165,13 +173,13 @@ public class DeadLetterStore {
     /**
      * A rejected message that several partners' sources read (its identity {@code key}: file, Kafka record, JMS
      * message): dead-lettered by whichever reader judges it first, and never again, after a restart too (a hidden
-     * marker named by the key's hash stays in the store). Without a key, as {@link #rejected(byte[], RejectedMessageException)}.
+     * marker named by the key's hash stays in the store). Without a key, as {@link #rejected(byte[], RejectedMessageException, String)}.
      *
      * @return whether this call wrote the dead letter
      */
-    public boolean rejectedOnce(byte[] original, RejectedMessageException rejection, String key) {
+    public boolean rejectedOnce(byte[] original, RejectedMessageException rejection, String key, String fileName) {
         if (key == null) {
-            rejected(original, rejection);
+            rejected(original, rejection, fileName);
             return true;
         }
         Path marker = dir.resolve(".rejected-" + HexFormat.of().formatHex(sha256(key)));
@@ -184,7 +192,7 @@ public class DeadLetterStore {
             throw new UncheckedIOException("cannot mark the rejection in " + dir, e);
         }
         try {
-            rejected(original, rejection);
+            rejected(original, rejection, fileName);
             return true;
         } catch (RuntimeException e) {
             // not kept: the next reader of the message dead-letters it

@@ -17,8 +17,8 @@ import com.liveodds.push.support.RawPartner;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.RouteBuilder;
-import org.apache.camel.model.ToDynamicDefinition;
 import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.model.ToDynamicDefinition;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

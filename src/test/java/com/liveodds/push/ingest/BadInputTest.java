@@ -210,6 +210,7 @@ class BadInputTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> letterWithBody(garbage).isPresent() && letterWithBody(first + "\n" + second).isPresent());
         JsonNode letter = letterWithBody(first + "\n" + second).orElseThrow();
         assertThat(letter.path("reason_code").asText()).isEqualTo("trailing_content");
+        assertThat(letter.path("file_name").asText()).as("the inbox file it came in").isEqualTo("t-001.json");
         assertThat(letter.path("body").asText()).as("kept verbatim").isEqualTo(first + "\n" + second);
         assertThat(letterWithBody(garbage).orElseThrow().path("reason_code").asText()).isEqualTo("trailing_content");
         assertThat(pushesOf("two-a")).isEmpty();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -112,7 +113,7 @@ class FileSourcePartnersTest {
         assertThat(ids(a, "bad-")).containsExactly("bad-after");
         assertThat(target).exists();
         assertThat(service.inbox().resolve("bad-004.json")).doesNotExist();
-        assertThat(Files.exists(folderLink, java.nio.file.LinkOption.NOFOLLOW_LINKS)).as("a link to a folder, never descended").isFalse();
+        assertThat(Files.exists(folderLink, LinkOption.NOFOLLOW_LINKS)).as("a link to a folder, never descended").isFalse();
         assertThat(folder).isDirectory();
     }
 

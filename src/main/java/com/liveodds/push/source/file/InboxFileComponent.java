@@ -31,9 +31,10 @@ import org.apache.camel.util.function.Suppliers;
  * thousands of files cost each poll tens of milliseconds however few it took (docs/benchmarks.md). Here a poll reads the
  * names and keeps the {@code maxMessagesPerPoll} smallest in a heap (one comparison for most names), passing over hidden
  * names, those the endpoint's patterns leave out and the files in hand ({@link InboxInProgress}), then asks Camel's own
- * checks (patterns, filter, in-progress repository) of those alone, in name order. When they pass over a whole batch
- * (folders named like files; with several partners, files the partners with room are done with), the rest of the names
- * is sorted once and asked in order, so no run of them costs another pass. Folders and links
+ * checks (patterns, filter, in-progress repository) of those alone, in name order. Names they pass over leave room for
+ * the next ones (another pass from the last name asked); when they pass over most of a batch (folders named like
+ * files; with several partners, files the partners with room are done with), the rest of the names is sorted once and
+ * asked in order, so a long run of them costs no pass per batch. Folders and links
  * go to the endpoint's filter when it has one, not followed (the bundle's guard refuses both); without a filter a folder
  * is passed over, as Camel's listing does when it does not descend. An endpoint without eager {@code preSort} and
  * {@code maxMessagesPerPoll}, or that descends into folders or has {@code minDepth}, {@code doneFileName},
@@ -102,19 +103,27 @@ public class InboxFileComponent extends FileComponent {
                 return super.pollDirectory(dynamic, fileName, fileList, depth);
             }
             Predicate<String> candidate = candidates(endpoint);
-            String[] first = firstNames(names, batch, candidate);
-            if (takeAll(dynamic, directory, first, fileList, batch)) {
-                return false;
+            String after = null;
+            while (true) {
+                int before = fileList.size();
+                String[] first = firstNames(names, after, batch, candidate);
+                if (takeAll(dynamic, directory, first, fileList, batch)) {
+                    return false;
+                }
+                if (first.length < batch) {
+                    return true;
+                }
+                after = first[first.length - 1];
+                if (fileList.size() - before < Math.max(1, batch / 2)) {
+                    // most of a whole batch passed over by the checks (folders named like files, with several partners
+                    // the files the partners with room are done with): the rest sorted once and asked in order, so
+                    // that a long run of them costs no pass over the names per batch
+                    String from = after;
+                    String[] rest = Arrays.stream(names).filter(name -> name.compareTo(from) > 0 && candidate.test(name))
+                            .sorted().toArray(String[]::new);
+                    return !takeAll(dynamic, directory, rest, fileList, batch);
+                }
             }
-            if (first.length < batch) {
-                return true;
-            }
-            // a whole batch of names the checks passed over (a folder named like a file, a partner's files it is done
-            // with): the rest sorted once and taken in order, so that no run of them costs another pass over the names
-            String after = first[first.length - 1];
-            String[] rest = Arrays.stream(names).filter(name -> name.compareTo(after) > 0 && candidate.test(name)).sorted()
-                    .toArray(String[]::new);
-            return !takeAll(dynamic, directory, rest, fileList, batch);
         }
 
         /** Takes the names in order until the batch is full; whether it is. */
@@ -156,12 +165,13 @@ public class InboxFileComponent extends FileComponent {
             return candidate;
         }
 
-        /** The {@code count} smallest candidate names, in order. */
-        static String[] firstNames(String[] names, int count, Predicate<String> candidate) {
+        /** The {@code count} smallest candidate names after {@code after} (all when null), in order. */
+        static String[] firstNames(String[] names, String after, int count, Predicate<String> candidate) {
             PriorityQueue<String> largestFirst = new PriorityQueue<>(count + 1, Comparator.reverseOrder());
             for (String name : names) {
+                boolean inRange = after == null || name.compareTo(after) > 0;
                 boolean smaller = largestFirst.size() < count || name.compareTo(largestFirst.peek()) < 0;
-                if (smaller && candidate.test(name)) {
+                if (inRange && smaller && candidate.test(name)) {
                     largestFirst.add(name);
                     if (largestFirst.size() > count) {
                         largestFirst.poll();

@@ -48,8 +48,8 @@ public class InboxGuard implements OptimizedFileFilter {
     private final UpstreamLiveness liveness;
     private final InboxInProgress inHand;
     private long maxSize = 1024L * 1024L;
-    /** Names already logged as unaddressable, so that each poll does not log them again. */
-    private final Set<String> unaddressable = ConcurrentHashMap.newKeySet();
+    /** What was warned about already (see firstWarning). */
+    private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
     /** @param inHand the single partner's files in hand (route liveodds-source-file's in-progress repository) */
     public InboxGuard(DeadLetterStore deadLetters, Rejections rejections, UpstreamLiveness liveness, InboxInProgress inHand) {
@@ -74,14 +74,14 @@ public class InboxGuard implements OptimizedFileFilter {
     @SuppressWarnings({"rawtypes", "unchecked"}) // OptimizedFileFilter extends the raw GenericFileFilter
     public boolean accept(GenericFile listed) {
         GenericFile<File> file = listed;
-        // as listed: Camel's own name reads a backslash in it as a folder separator
-        String name = file.getFile().getName();
+        String name = file.getFileNameOnly();
         if (name.startsWith(".") || !name.endsWith(".json")) {
             // not a message, which the source's include pattern leaves alone; a folder is never a file to read
             return !file.isDirectory();
         }
         Path entry;
         try {
+            // the path as listed: Camel's own paths read a backslash in a name as a folder separator
             entry = file.getFile().toPath();
         } catch (InvalidPathException e) {
             // thrown out of the listing, it would end every poll before any later file: the inbox would stop
@@ -99,7 +99,9 @@ public class InboxGuard implements OptimizedFileFilter {
             }
             return false;
         } catch (IOException e) {
-            LOG.warn("Inbox entry {} cannot be examined, left where it is: {}", LogSafe.escape(name), LogSafe.escape(e.getMessage()));
+            if (firstWarning("examined " + name)) {
+                LOG.warn("Inbox entry {} cannot be examined, left where it is: {}", LogSafe.escape(name), LogSafe.escape(e.getMessage()));
+            }
             return false;
         }
         if (attributes.isDirectory()) {
@@ -111,7 +113,8 @@ public class InboxGuard implements OptimizedFileFilter {
             return false;
         }
         if (attributes.fileKey() != null) {
-            // which file this name was when it was taken: a producer's rename over it makes another (InboxDone)
+            // which file this name was when it was taken: a producer's rename over it makes another (InboxDone,
+            // SharedInbox)
             file.setExtendedAttributes(Map.of(FILE_KEY, attributes.fileKey()));
         }
         return true;
@@ -122,10 +125,7 @@ public class InboxGuard implements OptimizedFileFilter {
      * without one): the file cannot be opened, moved or removed from Java, so it stays, named once in the log.
      */
     private void unaddressable(String name) {
-        if (unaddressable.size() >= MOST_NAMED) {
-            unaddressable.clear();
-        }
-        if (unaddressable.add(name)) {
+        if (firstWarning("encoding " + name)) {
             LOG.warn("Inbox entry {} has a name the file-name encoding of this JVM ({}) cannot hold: left in the inbox, never read;"
                     + " run the service with a UTF-8 locale (LANG=C.UTF-8) or rename the file", LogSafe.escape(name),
                     System.getProperty("sun.jnu.encoding"));
@@ -160,7 +160,9 @@ public class InboxGuard implements OptimizedFileFilter {
             Files.deleteIfExists(entry);
             count(Reason.NOT_REGULAR_FILE);
         } catch (IOException | RuntimeException e) {
-            LOG.warn("Inbox entry {} is {} but could not be removed: {}", LogSafe.escape(name), kind, LogSafe.escape(e.getMessage()));
+            if (firstWarning("removed " + name)) {
+                LOG.warn("Inbox entry {} is {} but could not be removed: {}", LogSafe.escape(name), kind, LogSafe.escape(e.getMessage()));
+            }
         }
     }
 
@@ -170,9 +172,23 @@ public class InboxGuard implements OptimizedFileFilter {
             deadLetters.inboxEntry(name, size, reason, "inbox file " + name + " " + why + "; kept unread as " + kept.getFileName(), kept);
             count(reason);
         } catch (IOException | RuntimeException e) {
-            LOG.warn("Inbox file {} {} but could not be moved to the dead-letter store: {}", LogSafe.escape(name), why,
-                    LogSafe.escape(e.getMessage()));
+            // an unreadable file cannot be copied either: a dead-letter store on another file system fails at every poll
+            if (firstWarning("kept " + name)) {
+                LOG.warn("Inbox file {} {} but could not be moved to the dead-letter store: {}", LogSafe.escape(name), why,
+                        LogSafe.escape(e.getMessage()));
+            }
         }
+    }
+
+    /**
+     * Whether this is the first warning about it: an entry left in the inbox is looked at again at every poll, and a
+     * warning at each would flood the log.
+     */
+    private boolean firstWarning(String about) {
+        if (warned.size() >= MOST_NAMED) {
+            warned.clear();
+        }
+        return warned.add(about);
     }
 
     private void count(Reason reason) {

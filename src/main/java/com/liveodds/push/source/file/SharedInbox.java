@@ -1,6 +1,5 @@
 package com.liveodds.push.source.file;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -246,6 +245,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         synchronized (this) {
             // listed before its last partner moved it to .done/ (or removed by hand): nothing to take
             if (!Files.exists(dir.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
+                readAs.remove(key);
                 return;
             }
             readAgain(key, taking.file);
@@ -304,12 +304,17 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         }
     }
 
+    /** Whether the name was last read as another file than {@code file} (a producer renamed a new one over it). */
+    private boolean replaced(String key, Object file) {
+        return file != null && !file.equals(readAs.getOrDefault(key, file));
+    }
+
     /**
      * The partner's copy ended well: recorded on disk for it, unless a producer renamed another file over the name
      * meanwhile (then the partner takes that one too); the last partner to finish moves the file to .done/.
      */
     private void finished(Share share, String name, String key, Object file) {
-        if (file != null && !file.equals(readAs.getOrDefault(key, file))) {
+        if (replaced(key, file)) {
             share.inHand.remove(key);
             changed.set(true);
             return;
@@ -320,6 +325,13 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
             // done in memory all the same: the partner has it; only a restart would push it to the partner again
             LOG.warn("Inbox file {} is done for partner {} but its progress could not be written: {}", LogSafe.escape(name),
                     share.partner, LogSafe.escape(e.getMessage()));
+        }
+        if (replaced(key, file)) {
+            // read again meanwhile as another file (readAgain records it before it forgets the partners' progress)
+            share.progress.remove(key);
+            share.inHand.remove(key);
+            changed.set(true);
+            return;
         }
         share.inHand.remove(key);
         if (share.starved && share.wantsMore()) {

@@ -17,13 +17,19 @@ class InboxFileComponentTest {
 
     @Test
     void aBatchIsTheSmallestNamesInOrder() {
-        assertThat(InboxFileComponent.InboxConsumer.firstNames(SCRAMBLED, 5, name -> true))
+        assertThat(InboxFileComponent.InboxConsumer.firstNames(SCRAMBLED, null, 5, name -> true))
                 .containsExactly("f-0000.json", "f-0001.json", "f-0002.json", "f-0003.json", "f-0004.json");
     }
 
     @Test
+    void theNextBatchStartsAfterTheLastNameOfThePreviousOne() {
+        assertThat(InboxFileComponent.InboxConsumer.firstNames(SCRAMBLED, "f-0997.json", 5, name -> true))
+                .containsExactly("f-0998.json", "f-0999.json");
+    }
+
+    @Test
     void namesThatAreNotCandidatesLeaveRoomForTheNextOnes() {
-        assertThat(InboxFileComponent.InboxConsumer.firstNames(SCRAMBLED, 3, name -> !name.equals("f-0001.json")))
+        assertThat(InboxFileComponent.InboxConsumer.firstNames(SCRAMBLED, null, 3, name -> !name.equals("f-0001.json")))
                 .containsExactly("f-0000.json", "f-0002.json", "f-0003.json");
     }
 

@@ -17,6 +17,7 @@ import java.util.stream.Stream;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.liveodds.push.support.Messages;
+import com.liveodds.push.support.RunningService;
 import com.liveodds.push.support.ServiceProcess;
 import com.liveodds.push.support.WireMockPartner;
 import org.junit.jupiter.api.Test;
@@ -43,7 +44,7 @@ class UnreadableInboxFileTest {
                 Files.writeString(hidden, unreadable, StandardCharsets.UTF_8);
                 Files.setPosixFilePermissions(hidden, PosixFilePermissions.fromString("---------"));
                 Files.move(hidden, inbox.resolve("u-001.json"), StandardCopyOption.ATOMIC_MOVE);
-                com.liveodds.push.support.RunningService.drop(inbox, "u-002.json",
+                RunningService.drop(inbox, "u-002.json",
                         Messages.odds("after-unreadable", Messages.external("5", 5005)));
 
                 await().atMost(Duration.ofSeconds(30)).until(() -> !pushesOf(partner, "after-unreadable").isEmpty());
