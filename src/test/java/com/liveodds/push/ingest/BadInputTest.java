@@ -124,8 +124,7 @@ class BadInputTest {
         service.drop("w-002.json", Messages.odds("after-backslash", Messages.external("8", 1008)));
 
         awaitPush("after-backslash");
-        await().atMost(Duration.ofSeconds(5)).until(() -> letterFor("w\\001.json").isPresent());
-        JsonNode letter = letterFor("w\\001.json").orElseThrow();
+        JsonNode letter = awaitLetterFor("w\\001.json");
         assertThat(letter.path("reason_code").asText()).isEqualTo("bad_file_name");
         assertThat(Files.readString(service.deadLetters().resolve(letter.path("kept_as").asText()))).isEqualTo(body);
         assertThat(pushesOf("backslash-name")).isEmpty();
@@ -172,8 +171,7 @@ class BadInputTest {
         service.drop("l-002.json", Messages.odds("after-big", Messages.external("3", 1003)));
 
         awaitPush("after-big");
-        await().atMost(Duration.ofSeconds(5)).until(() -> letterFor("l-001.json").isPresent());
-        JsonNode letter = letterFor("l-001.json").orElseThrow();
+        JsonNode letter = awaitLetterFor("l-001.json");
         assertThat(letter.path("reason_code").asText()).isEqualTo("too_large");
         assertThat(letter.path("size").asLong()).isEqualTo(big.length());
         assertThat(letter.has("body")).isFalse();
@@ -321,6 +319,10 @@ class BadInputTest {
 
     private static List<LoggedRequest> pushesOf(String messageId) {
         return partner.pushes().stream().filter(r -> messageId.equals(r.getHeader("Idempotency-Key"))).toList();
+    }
+
+    private static JsonNode awaitLetterFor(String fileName) {
+        return await().atMost(Duration.ofSeconds(5)).until(() -> letterFor(fileName), Optional::isPresent).orElseThrow();
     }
 
     private static Optional<JsonNode> letterFor(String fileName) throws IOException {
