@@ -248,7 +248,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
                 readAs.remove(key);
                 return;
             }
-            readAgain(key, taking.file);
+            readAgain(name, key, taking.file);
             boolean allDone = true;
             boolean led = false;
             List<Share> wanting = new ArrayList<>(shares.size());
@@ -292,15 +292,23 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
 
     /**
      * The name read again: if it is now another file than the one the partners' progress refers to, a producer renamed a
-     * new message over it, and no partner is done with that one.
+     * new message over it, and no partner is done with that one. A partner that had neither finished the old one nor
+     * had it in hand never gets it: the producer's rename removed it from the inbox.
      */
-    private void readAgain(String key, Object file) {
+    private void readAgain(String name, String key, Object file) {
         if (file == null) {
             return;
         }
         Object before = readAs.put(key, file);
         if (before != null && !before.equals(file)) {
-            shares.forEach(share -> share.progress.remove(key));
+            for (Share share : shares) {
+                if (!share.progress.isDone(key) && !share.inHand.contains(key)) {
+                    LOG.warn("Inbox file {} was replaced by its producer before partner {} read it: the message it held is"
+                            + " gone from the inbox and never reaches partner {} (give each message a file name of its own)",
+                            LogSafe.escape(name), share.partner, share.partner);
+                }
+                share.progress.remove(key);
+            }
         }
     }
 

@@ -21,6 +21,7 @@ import com.liveodds.push.deadletter.DeadLetterStore;
 import com.liveodds.push.delivery.SourceHandover;
 import com.liveodds.push.heartbeat.UpstreamLiveness;
 import com.liveodds.push.ingest.Rejections;
+import com.liveodds.push.support.CapturedLogs;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;
@@ -225,6 +226,15 @@ class SharedInboxTest {
 
     @Test
     void aFileRenamedOverOneAPartnerIsDoneWithGoesToThatPartnerTooWhenAnotherReadsIt() throws Exception {
+        try (CapturedLogs logs = CapturedLogs.of(SharedInbox.class)) {
+            renameOverAFileOnlyUpRead();
+            // down never read the file it replaced: that message is gone, and said so
+            assertThat(logs.messages()).filteredOn(m -> m.contains("x-001.json") && m.contains("never reaches partner down"))
+                    .hasSize(1);
+        }
+    }
+
+    private void renameOverAFileOnlyUpRead() throws Exception {
         List<String> first = IntStream.range(0, 5).mapToObj(i -> String.format("h-%03d", i)).toList();
         for (String id : first) {
             drop(id);
