@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import com.liveodds.push.support.CapturedLogs;
 import com.liveodds.push.support.Messages;
 import com.liveodds.push.support.RunningService;
 import com.liveodds.push.support.WireMockPartner;
@@ -82,6 +83,30 @@ class HeartbeatTest {
             for (long gap : gaps(heartbeats(partner, "match:106"))) {
                 assertThat(gap).isBetween(INTERVAL_MS - ARRIVAL_JITTER_MS, INTERVAL_MS + TOLERANCE_MS);
             }
+        }
+    }
+
+    @Test
+    void aHeartbeatThatFindsThePartnersQueueFullIsSkippedQuietlyAndTheNextOneGoes() throws Exception {
+        try (CapturedLogs logs = CapturedLogs.all();
+             WireMockPartner partner = new WireMockPartner().acceptingEverything();
+             RunningService service = RunningService.builder().partner(partner.baseUrl(), partner.authUrl())
+                     .set("liveodds.heartbeat.interval", "2s")
+                     .set("liveodds.delivery.queue-size", "2")
+                     .start()) {
+            // match 105's pushes take 3 s each: two of them fill the partner's queue (one on the wire, one waiting)
+            partner.server().stubFor(post(urlPathMatching("/partner/v1/liveodds/42/match:105/.*")).atPriority(1)
+                    .willReturn(aResponse().withStatus(202).withFixedDelay(3000)));
+            service.drop("q-001.json", Messages.odds("quiet-1", Messages.external("4", 104)));
+            await().atMost(Duration.ofSeconds(20)).until(() -> pushesTo(partner, "match:104").size() == 1);
+            for (int i = 2; i <= 4; i++) {
+                service.drop(String.format("q-%03d.json", i), Messages.odds("slow-" + i, Messages.external("5", 105)));
+            }
+
+            // match 104 goes idle while the queue is full; its heartbeats come once there is room
+            await().atMost(Duration.ofSeconds(30)).until(() -> heartbeats(partner, "match:104").size() >= 1
+                    && pushesTo(partner, "match:105").size() == 3);
+            assertThat(logs.messages()).as("back-pressure, not an error").noneMatch(m -> m.contains("QueueFull") || m.contains("is full"));
         }
     }
 
