@@ -9,6 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.camel.main.BaseMainSupport;
+import org.apache.camel.main.MainListener;
+import org.apache.camel.main.MainListenerSupport;
+
 /**
  * The runnable jar's JVM settings. A manifest cannot carry JVM options, so {@code java -jar liveodds-push.jar} started
  * with no {@code -X...} option of its own runs the service in a child JVM started once with {@link #OPTIONS}, and stays
@@ -50,11 +54,10 @@ final class DefaultJvm {
 
     /**
      * Runs the service in a child JVM with {@link #OPTIONS} when this JVM is an untuned {@code java -jar}; returns the
-     * child's exit code, or -1 when this JVM runs the service itself. In the child, watches for the parent's end.
+     * child's exit code, or -1 when this JVM runs the service itself (the child among them: see {@link #parentWatch()}).
      */
     static int relaunchIfUntuned(String[] args) throws IOException, InterruptedException {
         if (Boolean.getBoolean(CHILD)) {
-            stopWhenParentEnds();
             return -1;
         }
         List<String> jvmArguments = ManagementFactory.getRuntimeMXBean().getInputArguments();
@@ -101,20 +104,36 @@ final class DefaultJvm {
         return javaJar ? Path.of(classPath).toAbsolutePath() : null;
     }
 
-    /** The parent holds the write end of our stdin: when it ends, however it ended, the service stops as on SIGTERM. */
-    private static void stopWhenParentEnds() {
-        // started before the CamelContext exists and must outlive its shutdown: not a thread of its ExecutorServiceManager
-        Thread watch = new Thread(() -> {
-            try (InputStream parent = System.in) {
-                while (parent.read() >= 0) {
-                    // the parent writes nothing: read until it is gone
-                }
-            } catch (IOException e) {
-                // the pipe broke: the parent is gone as well
+    /**
+     * In a child this launcher started, a listener that watches for the parent's end once the CamelContext exists, on a
+     * thread of its ExecutorServiceManager: the parent holds the write end of our stdin, and when it ends, however it
+     * ended, the service stops as on SIGTERM. A parent gone before the watch starts left the pipe at its end: the watch
+     * sees it at once. Null in any other JVM.
+     */
+    static MainListener parentWatch() {
+        if (!Boolean.getBoolean(CHILD)) {
+            return null;
+        }
+        return new MainListenerSupport() {
+            @Override
+            public void beforeConfigure(BaseMainSupport main) {
+                // not an executor: a read of stdin cannot be interrupted, so a pool would hold the context's shutdown
+                Thread watch = main.getCamelContext().getExecutorServiceManager().newThread("liveodds-parent-watch",
+                        DefaultJvm::exitWhenParentEnds);
+                watch.setDaemon(true);
+                watch.start();
             }
-            System.exit(143);
-        }, "liveodds-parent-watch");
-        watch.setDaemon(true);
-        watch.start();
+        };
+    }
+
+    private static void exitWhenParentEnds() {
+        try (InputStream parent = System.in) {
+            while (parent.read() >= 0) {
+                // the parent writes nothing: read until it is gone
+            }
+        } catch (IOException e) {
+            // the pipe broke: the parent is gone as well
+        }
+        System.exit(143);
     }
 }

@@ -13,6 +13,7 @@ import com.liveodds.push.check.CheckPartnerCommand;
 import com.liveodds.push.settings.InvalidSettingException;
 import com.liveodds.push.settings.StartupSettings;
 import org.apache.camel.main.Main;
+import org.apache.camel.main.MainListener;
 
 /**
  * Starts the bundle standalone: {@code java -jar liveodds-push.jar [--config-dir DIR]}. The folder (default the working
@@ -82,6 +83,10 @@ public final class LiveoddsPush {
             System.exit(2);
         }
         Main main = createMain(homeDir);
+        MainListener parentWatch = DefaultJvm.parentWatch();
+        if (parentWatch != null) {
+            main.addMainListener(parentWatch);
+        }
         try {
             main.run(camelArgs.toArray(String[]::new));
         } catch (RuntimeException e) {
