@@ -221,7 +221,7 @@ public class LiveoddsBeans implements CamelContextAware {
         guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
         bind("liveoddsInboxGuard", guard);
         bind("liveoddsInboxDone", new InboxDone());
-        // the single partner's inbox: Camel's file component, its listing taking a batch's first names unsorted
+        // both inbox routes: Camel's file component, its listing taking a batch's first names without sorting the folder
         bind("liveoddsFile", new InboxFileComponent());
         // the shared inbox's exchange ends once its copies are queued: it holds one listing's batch at most (what each
         // partner has in hand is SharedInbox's)

@@ -3,12 +3,9 @@ package com.liveodds.push.source.file;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.util.Map;
 
 import com.liveodds.push.ops.LogSafe;
 import org.apache.camel.Exchange;
@@ -79,10 +76,8 @@ public class InboxDone implements GenericFileProcessStrategy<File> {
      * file key from the guard (a file system that has none), it counts as the same.
      */
     static boolean replacedSinceListed(Path path, GenericFile<File> listed) throws IOException {
-        Map<String, Object> attributes = listed.getExtendedAttributes();
-        Object taken = attributes == null ? null : attributes.get(InboxGuard.FILE_KEY);
-        return taken != null
-                && !taken.equals(Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey());
+        Object taken = InboxGuard.listedAs(listed);
+        return taken != null && !taken.equals(InboxGuard.fileKeyNow(path));
     }
 
     /**

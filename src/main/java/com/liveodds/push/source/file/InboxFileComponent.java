@@ -25,21 +25,11 @@ import org.apache.camel.spi.PropertyConfigurer;
 import org.apache.camel.util.function.Suppliers;
 
 /**
- * Camel's file component whose consumer lists a folder with {@code preSort} and {@code maxMessagesPerPoll} by taking the
- * first names of the listing, not by sorting all of it. Camel sorts every entry of the folder at each poll (two
- * {@code File} objects made per comparison) and looks at each on disk until it has its batch, so a backlog of tens of
- * thousands of files cost each poll tens of milliseconds however few it took (docs/benchmarks.md). Here a poll reads the
- * names and keeps the {@code maxMessagesPerPoll} smallest in a heap (one comparison for most names), passing over hidden
- * names, those the endpoint's patterns leave out and the files in hand ({@link InboxInProgress}), then asks Camel's own
- * checks (patterns, filter, in-progress repository) of those alone, in name order. Names they pass over leave room for
- * the next ones (another pass from the last name asked); when they pass over most of a batch (folders named like
- * files; with several partners, files the partners with room are done with), the rest of the names is sorted once and
- * asked in order, so a long run of them costs no pass per batch. Folders and links
- * go to the endpoint's filter when it has one, not followed (the bundle's guard refuses both); without a filter a folder
- * is passed over, as Camel's listing does when it does not descend. An endpoint without eager {@code preSort} and
- * {@code maxMessagesPerPoll}, or that descends into folders or has {@code minDepth}, {@code doneFileName},
- * {@code extendedAttributes} or a resume strategy, lists as Camel's file component does. Both inbox routes read through
- * it ({@code liveoddsFile}).
+ * Camel's file component whose listing, with eager {@code preSort} and {@code maxMessagesPerPoll}, keeps a batch's first
+ * names in a heap rather than sorting the whole folder, then asks Camel's own checks of those alone, in name order: a
+ * backlog of tens of thousands of files cost Camel's listing tens of milliseconds a poll. Links and folders go to the
+ * endpoint's filter unfollowed. Any other option set lists as Camel does. Both inbox routes read through it
+ * ({@code liveoddsFile}); docs/architecture.md, "The file source", has the whole of it.
  */
 public class InboxFileComponent extends FileComponent {
 

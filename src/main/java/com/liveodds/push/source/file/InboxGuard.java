@@ -120,6 +120,17 @@ public class InboxGuard implements OptimizedFileFilter {
         return true;
     }
 
+    /** The file key the guard saw when it let the file through (null on a file system without one). */
+    static Object listedAs(GenericFile<?> listed) {
+        Map<String, Object> attributes = listed == null ? null : listed.getExtendedAttributes();
+        return attributes == null ? null : attributes.get(FILE_KEY);
+    }
+
+    /** The file key of what is under the path now, without following a link. */
+    static Object fileKeyNow(Path path) throws IOException {
+        return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+    }
+
     /**
      * A name the JVM's file-name encoding cannot hold (a name not in UTF-8 under a UTF-8 locale, any name outside ASCII
      * without one): the file cannot be opened, moved or removed from Java, so it stays, named once in the log.

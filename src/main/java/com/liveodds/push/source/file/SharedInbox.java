@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
@@ -241,7 +240,8 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
     public void share(Exchange exchange) {
         String name = exchange.getMessage().getHeader(Exchange.FILE_NAME_ONLY, String.class);
         String key = PartnerProgress.key(name);
-        Taking taking = new Taking(name, key, fileKey(exchange));
+        GenericFile<?> listed = exchange.getProperty(Exchange.FILE_EXCHANGE_FILE, GenericFile.class);
+        Taking taking = new Taking(name, key, InboxGuard.listedAs(listed));
         synchronized (this) {
             // listed before its last partner moved it to .done/ (or removed by hand): nothing to take
             if (!Files.exists(dir.resolve(name), LinkOption.NOFOLLOW_LINKS)) {
@@ -281,13 +281,6 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
             exchange.setVariable(SourceHandover.Shared.VARIABLE, taking);
             exchange.getExchangeExtension().addOnCompletion(taking);
         }
-    }
-
-    /** The file key {@link InboxGuard} saw when the file was listed (null on a file system without one). */
-    private static Object fileKey(Exchange exchange) {
-        GenericFile<?> listed = exchange.getProperty(Exchange.FILE_EXCHANGE_FILE, GenericFile.class);
-        Map<String, Object> attributes = listed == null ? null : listed.getExtendedAttributes();
-        return attributes == null ? null : attributes.get(InboxGuard.FILE_KEY);
     }
 
     /**
@@ -362,7 +355,7 @@ public class SharedInbox extends DefaultPollingConsumerPollStrategy implements O
         Path file = dir.resolve(name);
         try {
             Object read = readAs.get(key);
-            if (read != null && !read.equals(Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey())) {
+            if (read != null && !read.equals(InboxGuard.fileKeyNow(file))) {
                 LOG.warn("Inbox file {} was replaced while its message was in hand: left in the inbox to be read again",
                         LogSafe.escape(name));
                 readAs.remove(key);
