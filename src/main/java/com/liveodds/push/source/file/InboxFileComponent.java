@@ -137,7 +137,8 @@ public class InboxFileComponent extends FileComponent {
         /**
          * What a name must be to be worth Camel's checks: not hidden (unless the endpoint reads hidden files), not in
          * hand, matching the endpoint's patterns (which Camel asks again). Files in hand are passed over here by name
-         * too, as the guard does, so that they take no place in the batch.
+         * too, as the guard does, so that they take no place in the batch; the endpoint's by-name filter is not asked
+         * here, as SharedInbox's marks a partner refused when it passes a name over.
          */
         private static Predicate<String> candidates(FileEndpoint endpoint) {
             Predicate<String> candidate = endpoint.isIncludeHiddenFiles() ? name -> true : name -> !name.startsWith(".");
