@@ -228,7 +228,8 @@ public class LiveoddsBeans implements CamelContextAware {
         bind("liveoddsSharedInboxInProgress", new InboxInProgress(2 * batch));
         // half a batch in hand (half its queue's at most), and going: delivery's work while the next listing and its
         // batch are read, rather than a full queue in hand; 300 and 1,200 measured alike (docs/benchmarks.md)
-        bind("liveoddsInboxPace", new InboxPace(Math.max(1, Math.min(queueShare, batch) / 2), Duration.ofSeconds(1)));
+        int perPoll = Math.min(batch, settings.count("liveodds.source.file.read-per-poll", 1, StartupSettings.FILE_BATCH_MOST));
+        bind("liveoddsInboxPace", new InboxPace(Math.max(1, Math.min(queueShare, perPoll) / 2), Duration.ofSeconds(1)));
         SharedInbox inbox = new SharedInbox(guard);
         inbox.setDir(settings.text("liveodds.source.file.dir"));
         inbox.setPartners(settings.text("liveodds.partners", ""));

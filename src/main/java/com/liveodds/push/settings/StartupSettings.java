@@ -56,13 +56,14 @@ public final class StartupSettings {
     /** Written as whole numbers, each with the least it may be. */
     static final Map<String, Integer> COUNT_KEYS = Map.ofEntries(Map.entry("liveodds.delivery.max-in-flight", 1),
             Map.entry("liveodds.delivery.queue-size", 1), Map.entry("liveodds.source.http.max-in-flight", 1),
-            Map.entry("liveodds.source.file.max-per-poll", FILE_BATCH_LEAST),
+            Map.entry("liveodds.source.file.max-per-poll", FILE_BATCH_LEAST), Map.entry("liveodds.source.file.read-per-poll", 1),
             Map.entry("liveodds.source.jms.consumers", 1), Map.entry("liveodds.source.kafka.consumers", 1),
             Map.entry("liveodds.source.kafka.max-poll-records", 1), Map.entry("liveodds.source.kafka.look-back-records", 0),
             Map.entry("liveodds.recovery.max-requests", 1), Map.entry("liveodds.partner.api.max-concurrent", 1),
             Map.entry("liveodds.partner.api.max-requests", 1), Map.entry("liveodds.dead-letter.max-per-partner", 1));
     /** Written as whole numbers with a largest too: each key's largest (its least is in {@link #COUNT_KEYS}). */
-    static final Map<String, Integer> COUNT_MOST = Map.of("liveodds.source.file.max-per-poll", FILE_BATCH_MOST);
+    static final Map<String, Integer> COUNT_MOST = Map.of("liveodds.source.file.max-per-poll", FILE_BATCH_MOST,
+            "liveodds.source.file.read-per-poll", FILE_BATCH_MOST);
     /** Written as true or false. */
     static final List<String> FLAG_KEYS = List.of("liveodds.delivery.supersede", "liveodds.demo.producer",
             "liveodds.tracing.enabled");

@@ -1,16 +1,22 @@
 package com.liveodds.push.source.file;
 
 import java.io.File;
+import java.io.IOException;
+import java.nio.file.InvalidPathException;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
+import com.liveodds.push.ops.LogSafe;
 import org.apache.camel.Exchange;
+import org.apache.camel.Ordered;
 import org.apache.camel.Processor;
 import org.apache.camel.component.file.FileComponent;
 import org.apache.camel.component.file.FileComponentConfigurer;
@@ -22,7 +28,10 @@ import org.apache.camel.component.file.GenericFileEndpoint;
 import org.apache.camel.component.file.GenericFileOperations;
 import org.apache.camel.component.file.GenericFileProcessStrategy;
 import org.apache.camel.spi.PropertyConfigurer;
+import org.apache.camel.support.SynchronizationAdapter;
 import org.apache.camel.util.function.Suppliers;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Camel's file component whose listing, with eager {@code preSort} and {@code maxMessagesPerPoll}, keeps a batch's first
@@ -52,8 +61,12 @@ public class InboxFileComponent extends FileComponent {
     protected GenericFileEndpoint<File> buildFileEndpoint(String uri, String remaining, Map<String, Object> parameters)
             throws Exception {
         // Camel's own checks and folder, on an endpoint of this component's
+        Object namesPerListing = parameters.remove("namesPerListing");
         FileEndpoint camels = (FileEndpoint) super.buildFileEndpoint(uri, remaining, parameters);
         InboxEndpoint endpoint = new InboxEndpoint(uri, this);
+        if (namesPerListing != null) {
+            endpoint.namesPerListing = getCamelContext().getTypeConverter().mandatoryConvertTo(int.class, namesPerListing);
+        }
         endpoint.setFile(camels.getFile());
         endpoint.setConfiguration(camels.getConfiguration());
         return endpoint;
@@ -61,6 +74,9 @@ public class InboxFileComponent extends FileComponent {
 
     /** A file endpoint whose consumer is {@link InboxConsumer}. */
     static final class InboxEndpoint extends FileEndpoint {
+
+        /** Names a listing keeps, in order, for this poll and the next ones (its option {@code namesPerListing}). */
+        private int namesPerListing;
 
         InboxEndpoint(String uri, FileComponent component) {
             super(uri, component);
@@ -76,7 +92,16 @@ public class InboxFileComponent extends FileComponent {
     /** Camel's file consumer with the listing above. */
     static final class InboxConsumer extends FileConsumer {
 
+        private static final Logger LOG = LoggerFactory.getLogger(InboxConsumer.class);
         private static final File[] NO_FILES = new File[0];
+        /** How long the names a listing kept stay good: a later file that sorts first waits this long at most. */
+        private static final long KEPT_FOR_NANOS = Duration.ofSeconds(1).toNanos();
+
+        /** The names of the last listing not yet taken, in order, when it kept more than one poll takes. */
+        private Kept kept;
+        private boolean fenceWarned;
+        /** A file was handed back to the inbox since the last listing: the names after it wait for the next listing. */
+        private final AtomicBoolean handedBack = new AtomicBoolean();
 
         InboxConsumer(FileEndpoint endpoint, Processor processor, GenericFileOperations<File> operations,
                  GenericFileProcessStrategy<File> strategy) {
@@ -84,45 +109,106 @@ public class InboxFileComponent extends FileComponent {
         }
 
         @Override
+        protected boolean processExchange(Exchange exchange) {
+            exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+                @Override
+                public void onFailure(Exchange failed) {
+                    handedBack.set(true);
+                }
+
+                @Override
+                public int getOrder() {
+                    // before Camel's own completion rolls the file back: no kept name after it is read before it again
+                    return Ordered.HIGHEST;
+                }
+            });
+            return super.processExchange(exchange);
+        }
+
+        @Override
         protected boolean pollDirectory(Exchange dynamic, String fileName, List<GenericFile<File>> fileList, int depth) {
-            FileEndpoint endpoint = getEndpoint();
+            InboxEndpoint endpoint = (InboxEndpoint) getEndpoint();
             int batch = getMaxMessagesPerPoll();
             File directory = new File(fileName);
-            String[] names = listsFirstNames(endpoint, batch) ? directory.list() : null;
+            if (!listsFirstNames(endpoint, batch)) {
+                return super.pollDirectory(dynamic, fileName, fileList, depth);
+            }
+            if (kept != null && !handedBack.get() && System.nanoTime() - kept.at < KEPT_FOR_NANOS) {
+                if (takeAll(dynamic, directory, kept, fileList, batch)) {
+                    return false;
+                }
+            }
+            kept = null;
+            handedBack.set(false);
+            ListingFence fence = fence(directory);
+            String[] names = directory.list();
             if (names == null) {
                 return super.pollDirectory(dynamic, fileName, fileList, depth);
             }
+            // a listing reads every name of the inbox: it keeps up to namesPerListing of them for the polls after this
+            int listing = Math.max(batch, endpoint.namesPerListing);
             Predicate<String> candidate = candidates(endpoint);
             String after = null;
             while (true) {
                 int before = fileList.size();
-                String[] first = firstNames(names, after, batch, candidate);
+                Kept first = new Kept(firstNames(names, after, listing, candidate), fence);
                 if (takeAll(dynamic, directory, first, fileList, batch)) {
+                    kept = listing > batch && !first.spent() ? first : null;
                     return false;
                 }
-                if (first.length < batch) {
+                if (first.names.length < listing) {
                     return true;
                 }
-                after = first[first.length - 1];
+                after = first.names[first.names.length - 1];
                 if (fileList.size() - before < Math.max(1, batch / 2)) {
                     // most of a whole batch passed over by the checks (folders named like files, with several partners
                     // the files the partners with room are done with): the rest sorted once and asked in order, so
                     // that a long run of them costs no pass over the names per batch
                     String from = after;
-                    String[] rest = Arrays.stream(names).filter(name -> name.compareTo(from) > 0 && candidate.test(name))
-                            .sorted().toArray(String[]::new);
-                    return !takeAll(dynamic, directory, rest, fileList, batch);
+                    Kept rest = new Kept(Arrays.stream(names).filter(name -> name.compareTo(from) > 0 && candidate.test(name))
+                            .sorted().toArray(String[]::new), fence);
+                    boolean full = takeAll(dynamic, directory, rest, fileList, batch);
+                    kept = listing > batch && !rest.spent() ? rest : null;
+                    return !full;
                 }
             }
         }
 
-        /** Takes the names in order until the batch is full; whether it is. */
-        private boolean takeAll(Exchange dynamic, File directory, String[] names, List<GenericFile<File>> fileList, int batch) {
-            for (String name : names) {
-                if (fileList.size() == batch) {
-                    return true;
+        /** The fence of a listing about to begin; none (every entry listed is taken) where it cannot be raised. */
+        private ListingFence fence(File directory) {
+            try {
+                return ListingFence.raise(directory.toPath());
+            } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+                if (!fenceWarned) {
+                    fenceWarned = true;
+                    LOG.warn("The inbox {} is listed without a fence ({}): a file renamed in while it is listed may go before"
+                            + " an earlier one", LogSafe.escape(directory.getPath()), LogSafe.escape(String.valueOf(e.getMessage())));
                 }
-                take(dynamic, directory, name, fileList);
+                return null;
+            }
+        }
+
+        /** Names of a listing in order, how many of them were taken, and the fence it began at. */
+        private static final class Kept {
+            final String[] names;
+            final ListingFence fence;
+            final long at = System.nanoTime();
+            int next;
+
+            Kept(String[] names, ListingFence fence) {
+                this.names = names;
+                this.fence = fence;
+            }
+
+            boolean spent() {
+                return next == names.length;
+            }
+        }
+
+        /** Takes the names in order until the batch is full; whether it is. */
+        private boolean takeAll(Exchange dynamic, File directory, Kept names, List<GenericFile<File>> fileList, int batch) {
+            while (fileList.size() < batch && !names.spent()) {
+                take(dynamic, directory, names.names[names.next++], names.fence, fileList);
             }
             return fileList.size() == batch;
         }
@@ -175,8 +261,12 @@ public class InboxFileComponent extends FileComponent {
         }
 
         /** Camel's checks and the in-progress repository for one entry, as Camel's listing asks them of a file. */
-        private void take(Exchange dynamic, File directory, String name, List<GenericFile<File>> fileList) {
+        private void take(Exchange dynamic, File directory, String name, ListingFence fence, List<GenericFile<File>> fileList) {
             File file = new File(directory, name);
+            if (fence != null && !listedBefore(fence, file)) {
+                // renamed in as the listing began or later: an earlier file of its match may be missing from the listing
+                return;
+            }
             FileEndpoint endpoint = getEndpoint();
             if (endpoint.getFilter() == null && file.isDirectory()) {
                 return;
@@ -185,6 +275,15 @@ public class InboxFileComponent extends FileComponent {
                     file, endpoint.getCharset(), endpoint.isProbeContentType()));
             if (isValidFile(dynamic, listedFile, name, file.getAbsolutePath(), () -> name, false, NO_FILES)) {
                 fileList.add(listedFile.get());
+            }
+        }
+
+        /** Whether the entry was in the folder before the fence; one gone or unreadable is left to Camel's checks. */
+        private static boolean listedBefore(ListingFence fence, File file) {
+            try {
+                return fence.isBefore(file.toPath());
+            } catch (IOException | InvalidPathException e) {
+                return true;
             }
         }
     }

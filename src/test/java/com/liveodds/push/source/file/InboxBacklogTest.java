@@ -30,6 +30,7 @@ class InboxBacklogTest {
     /** The least batch a setting can give: a backlog of 230 files takes three listings. */
     private static final int PER_POLL = 100;
     private static final int FILES = 230;
+    private static final int READ_PER_POLL = 10;
     private static final int MATCHES = 3;
 
     @Test
@@ -76,6 +77,54 @@ class InboxBacklogTest {
         }
         // a listing takes a batch, the next waits while half of one is in hand and going (or a second at most)
         assertThat(mostQueued.get()).as("pushes queued at most").isPositive().isLessThanOrEqualTo(3 * PER_POLL);
+    }
+
+    /**
+     * liveodds.source.file.read-per-poll: a poll reads that many of its listing's names and the next polls read the rest
+     * in order, so the service holds a few files of a backlog at once while it lists the inbox once per max-per-poll.
+     */
+    @Test
+    void aPollReadsReadPerPollFilesOfItsListingAndTheNextPollsTheRest(@TempDir Path work) throws Exception {
+        int files = 6 * PER_POLL;
+        writeScrambledBacklog(work.resolve("inbox"), files);
+        AtomicInteger mostQueued = new AtomicInteger();
+        try (LoopbackPartner partner = new LoopbackPartner().latency(5);
+             RunningService service = RunningService.builder().partner(partner.baseUrl(), partner.authUrl()).work(work)
+                     .set("liveodds.source.file.max-per-poll", Integer.toString(PER_POLL))
+                     .set("liveodds.source.file.read-per-poll", Integer.toString(READ_PER_POLL)).start()) {
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> {
+                mostQueued.accumulateAndGet(MetricsScrape.of(service).value("liveodds_backlog_messages").intValue(), Math::max);
+                return inboxIsEmpty(service.inbox());
+            });
+            assertEachMatchInFileNameOrder(partner, files);
+        }
+        assertThat(mostQueued.get()).as("pushes queued at most").isPositive().isLessThanOrEqualTo(3 * READ_PER_POLL);
+    }
+
+    /**
+     * A file handed back to the inbox (here: its push refused and its dead letter not written) while later names of its
+     * listing wait to be read: the next poll lists the inbox again and reads it first, so no later message of its match
+     * reaches the partner before it.
+     */
+    @Test
+    void aFileHandedBackIsReadAgainBeforeTheLaterNamesOfItsListing(@TempDir Path work) throws Exception {
+        Path inbox = work.resolve("inbox");
+        for (int i = 0; i < 40; i++) {
+            RunningService.drop(inbox, String.format("f-%05d.json", i),
+                    Messages.odds(String.format("m-%05d", i), Messages.external("0", 700)));
+        }
+        try (LoopbackPartner partner = new LoopbackPartner().refusing(path -> path.contains("match:700"));
+             RunningService service = RunningService.builder().partner(partner.baseUrl(), partner.authUrl()).work(work)
+                     .set("liveodds.source.file.max-per-poll", Integer.toString(PER_POLL))
+                     .set("liveodds.source.file.read-per-poll", "2")
+                     // not a folder that can ever be written: every dead letter fails, the file goes back to the inbox
+                     .set("liveodds.dead-letter.dir", "/dev/null/dead-letter").start()) {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> partner.arrivals().stream().filter(a -> a.messageId().equals("m-00000")).count() >= 3);
+            assertThat(partner.arrivals().stream().filter(a -> !a.isHeartbeat()).map(Arrival::messageId))
+                    .as("attempts").containsOnly("m-00000");
+            assertThat(inbox.resolve("f-00000.json")).as("the refused file stays in the inbox").exists();
+        }
     }
 
     /**
