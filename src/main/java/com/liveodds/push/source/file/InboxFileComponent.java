@@ -128,7 +128,9 @@ public class InboxFileComponent extends FileComponent {
         @Override
         protected boolean pollDirectory(Exchange dynamic, String fileName, List<GenericFile<File>> fileList, int depth) {
             InboxEndpoint endpoint = (InboxEndpoint) getEndpoint();
-            int batch = getMaxMessagesPerPoll();
+            // a poll reads no more than a listing keeps
+            int batch = endpoint.namesPerListing > 0 ? Math.min(getMaxMessagesPerPoll(), endpoint.namesPerListing)
+                    : getMaxMessagesPerPoll();
             File directory = new File(fileName);
             if (!listsFirstNames(endpoint, batch)) {
                 return super.pollDirectory(dynamic, fileName, fileList, depth);

@@ -63,20 +63,9 @@ class InboxBacklogTest {
      */
     @Test
     void aListingTakesMaxPerPollFilesSoABacklogIsNotAllHeldAtOnce(@TempDir Path work) throws Exception {
-        int files = 6 * PER_POLL;
-        writeScrambledBacklog(work.resolve("inbox"), files);
-        AtomicInteger mostQueued = new AtomicInteger();
-        try (LoopbackPartner partner = new LoopbackPartner().latency(5);
-             RunningService service = RunningService.builder().partner(partner.baseUrl(), partner.authUrl()).work(work)
-                     .set("liveodds.source.file.max-per-poll", Integer.toString(PER_POLL)).start()) {
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> {
-                mostQueued.accumulateAndGet(MetricsScrape.of(service).value("liveodds_backlog_messages").intValue(), Math::max);
-                return inboxIsEmpty(service.inbox());
-            });
-            assertEachMatchInFileNameOrder(partner, files);
-        }
+        int mostQueued = mostQueuedWhileABacklogDrains(work, 6 * PER_POLL, PER_POLL);
         // a listing takes a batch, the next waits while half of one is in hand and going (or a second at most)
-        assertThat(mostQueued.get()).as("pushes queued at most").isPositive().isLessThanOrEqualTo(3 * PER_POLL);
+        assertThat(mostQueued).as("pushes queued at most").isPositive().isLessThanOrEqualTo(3 * PER_POLL);
     }
 
     /**
@@ -85,20 +74,28 @@ class InboxBacklogTest {
      */
     @Test
     void aPollReadsReadPerPollFilesOfItsListingAndTheNextPollsTheRest(@TempDir Path work) throws Exception {
-        int files = 6 * PER_POLL;
+        int mostQueued = mostQueuedWhileABacklogDrains(work, 6 * PER_POLL, READ_PER_POLL);
+        assertThat(mostQueued).as("pushes queued at most").isPositive().isLessThanOrEqualTo(3 * READ_PER_POLL);
+    }
+
+    /**
+     * The most pushes queued at once while a scrambled backlog of {@code files} drains to a partner at 5 ms, listed
+     * PER_POLL names at a time and read {@code readPerPoll} at a poll; each match in file-name order.
+     */
+    private static int mostQueuedWhileABacklogDrains(Path work, int files, int readPerPoll) throws Exception {
         writeScrambledBacklog(work.resolve("inbox"), files);
         AtomicInteger mostQueued = new AtomicInteger();
         try (LoopbackPartner partner = new LoopbackPartner().latency(5);
              RunningService service = RunningService.builder().partner(partner.baseUrl(), partner.authUrl()).work(work)
                      .set("liveodds.source.file.max-per-poll", Integer.toString(PER_POLL))
-                     .set("liveodds.source.file.read-per-poll", Integer.toString(READ_PER_POLL)).start()) {
+                     .set("liveodds.source.file.read-per-poll", Integer.toString(readPerPoll)).start()) {
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> {
                 mostQueued.accumulateAndGet(MetricsScrape.of(service).value("liveodds_backlog_messages").intValue(), Math::max);
                 return inboxIsEmpty(service.inbox());
             });
             assertEachMatchInFileNameOrder(partner, files);
         }
-        assertThat(mostQueued.get()).as("pushes queued at most").isPositive().isLessThanOrEqualTo(3 * READ_PER_POLL);
+        return mostQueued.get();
     }
 
     /**
