@@ -51,6 +51,7 @@ import com.liveodds.push.source.SourceHealthCheck;
 import com.liveodds.push.source.file.InboxDone;
 import com.liveodds.push.source.file.InboxFileComponent;
 import com.liveodds.push.source.file.InboxGuard;
+import com.liveodds.push.source.file.InboxHandovers;
 import com.liveodds.push.source.file.InboxInProgress;
 import com.liveodds.push.source.file.InboxPace;
 import com.liveodds.push.source.file.SharedInbox;
@@ -221,6 +222,7 @@ public class LiveoddsBeans implements CamelContextAware {
         guard.setMaxSize(settings.number("liveodds.source.file.max-size-bytes"));
         bind("liveoddsInboxGuard", guard);
         bind("liveoddsInboxDone", new InboxDone());
+        bind("liveoddsInboxHandovers", new InboxHandovers());
         // both inbox routes: Camel's file component, its listing taking a batch's first names without sorting the folder
         bind("liveoddsFile", new InboxFileComponent());
         // the shared inbox's exchange ends once its copies are queued: it holds one listing's batch at most (what each

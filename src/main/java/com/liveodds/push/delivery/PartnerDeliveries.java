@@ -363,6 +363,7 @@ public class PartnerDeliveries extends AsyncProcessorSupport implements CamelCon
             exchange.getExchangeExtension().addOnCompletion(new Track(push));
             if (!push.isHeartbeat()) {
                 liveMatches.enqueued(push.matchId());
+                SourceHandover.of(exchange).queuedUnder(push.matchId());
             }
             return (noWait || push.isHeartbeat() ? queueNoWait() : queue()).process(exchange, callback);
         }

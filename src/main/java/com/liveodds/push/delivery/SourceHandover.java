@@ -24,6 +24,10 @@ public interface SourceHandover {
         return false;
     }
 
+    /** Delivery queues the message under its match (the order delivery keeps is that match's), before it may run. */
+    default void queuedUnder(String matchId) {
+    }
+
     /**
      * The message is done with: the source may forget it (commit, acknowledge). A superseded message comes here as
      * soon as the snapshot that supersedes it is queued, possibly before earlier messages of its source end.

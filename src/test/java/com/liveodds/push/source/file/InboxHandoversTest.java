@@ -1,0 +1,62 @@
+package com.liveodds.push.source.file;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.liveodds.push.delivery.SourceHandover;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.support.DefaultExchange;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class InboxHandoversTest {
+
+    private final CamelContext context = new DefaultCamelContext();
+    private final InboxHandovers handovers = new InboxHandovers();
+
+    @AfterEach
+    void stop() throws Exception {
+        context.close();
+    }
+
+    @Test
+    void aFileHandedBackWithdrawsTheFilesOfItsMatchReadBeforeItNotThoseReadAfter() {
+        Exchange first = read("m-1", "match:1");
+        Exchange second = read("m-2", "match:1");
+        Exchange otherMatch = read("m-3", "match:2");
+        for (Exchange exchange : new Exchange[] {first, second, otherMatch}) {
+            assertThat(SourceHandover.WITHDRAWN.matches(exchange)).isFalse();
+        }
+
+        SourceHandover.of(first).handBack("its dead letter could not be written");
+
+        assertThat(SourceHandover.WITHDRAWN.matches(second)).as("read before the hand-back, same match").isTrue();
+        assertThat(SourceHandover.WITHDRAWN.matches(otherMatch)).as("another match").isFalse();
+        Exchange readAgain = read("m-1", "match:1");
+        assertThat(SourceHandover.WITHDRAWN.matches(readAgain)).as("read after the hand-back").isFalse();
+    }
+
+    @Test
+    void aWithdrawnFileHandedBackWithdrawsNothingMore() {
+        Exchange first = read("m-1", "match:1");
+        Exchange second = read("m-2", "match:1");
+        SourceHandover.WITHDRAWN.matches(first);
+        SourceHandover.of(first).handBack("failed");
+        Exchange readAgain = read("m-1", "match:1");
+
+        assertThat(SourceHandover.WITHDRAWN.matches(second)).isTrue();
+        SourceHandover.of(second).handBack("withdrawn by its source");
+
+        assertThat(SourceHandover.WITHDRAWN.matches(readAgain)).as("read after the first hand-back").isFalse();
+    }
+
+    /** A file read now, its push queued under its match. */
+    private Exchange read(String messageId, String matchId) {
+        Exchange exchange = new DefaultExchange(context);
+        exchange.getMessage().setBody("{\"message_id\":\"" + messageId + "\"}");
+        handovers.attach(exchange);
+        SourceHandover.of(exchange).queuedUnder(matchId);
+        return exchange;
+    }
+}
