@@ -36,9 +36,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Camel's file component whose listing, with eager {@code preSort} and {@code maxMessagesPerPoll}, keeps a batch's first
  * names in a heap rather than sorting the whole folder, then asks Camel's own checks of those alone, in name order: a
- * backlog of tens of thousands of files cost Camel's listing tens of milliseconds a poll. Links and folders go to the
- * endpoint's filter unfollowed. Any other option set lists as Camel does. Both inbox routes read through it
- * ({@code liveoddsFile}); docs/architecture.md, "The file source", has the whole of it.
+ * backlog of tens of thousands of files cost Camel's listing tens of milliseconds a poll. With the endpoint option
+ * {@code namesPerListing} above {@code maxMessagesPerPoll} a listing keeps that many names for the polls after it, each
+ * poll reading {@code maxMessagesPerPoll} of them. A listing takes only files renamed in before it began
+ * ({@link ListingFence}). Links and folders go to the endpoint's filter unfollowed. Any other option set lists as Camel
+ * does. Both inbox routes read through it ({@code liveoddsFile}); docs/architecture.md, "The file source", has the
+ * whole of it.
  */
 public class InboxFileComponent extends FileComponent {
 
