@@ -211,7 +211,7 @@ public class LiveoddsBeans implements CamelContextAware {
     private void fileSource(DeadLetterStore deadLetters, Rejections rejections, UpstreamLiveness upstream, int queueShare,
                             PartnerPauses pauses) {
         // in hand at most: a queue share, the pushes just ended whose files are not yet let go (one per push in flight),
-        // and two listings' batches (maxMessagesPerPoll of routes/source-file.yaml); a file the set refused would be
+        // and two listings' batches (namesPerListing of routes/source-file.yaml); a file the set refused would be
         // passed over while a later one of its match is taken
         int batch = settings.count("liveodds.source.file.max-per-poll", StartupSettings.FILE_BATCH_LEAST,
                 StartupSettings.FILE_BATCH_MOST);

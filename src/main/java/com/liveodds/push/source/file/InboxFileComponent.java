@@ -16,7 +16,6 @@ import java.util.regex.Pattern;
 
 import com.liveodds.push.ops.LogSafe;
 import org.apache.camel.Exchange;
-import org.apache.camel.Ordered;
 import org.apache.camel.Processor;
 import org.apache.camel.component.file.FileComponent;
 import org.apache.camel.component.file.FileComponentConfigurer;
@@ -113,16 +112,12 @@ public class InboxFileComponent extends FileComponent {
 
         @Override
         protected boolean processExchange(Exchange exchange) {
+            // runs after Camel's own completion has rolled the file back (completions run last added first): a listing
+            // from then on has the file, and no kept name after it is read before it again
             exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
                 @Override
                 public void onFailure(Exchange failed) {
                     handedBack.set(true);
-                }
-
-                @Override
-                public int getOrder() {
-                    // before Camel's own completion rolls the file back: no kept name after it is read before it again
-                    return Ordered.HIGHEST;
                 }
             });
             return super.processExchange(exchange);
@@ -138,18 +133,19 @@ public class InboxFileComponent extends FileComponent {
             if (!listsFirstNames(endpoint, batch)) {
                 return super.pollDirectory(dynamic, fileName, fileList, depth);
             }
-            if (kept != null && !handedBack.get() && System.nanoTime() - kept.at < KEPT_FOR_NANOS) {
+            boolean relist = handedBack.getAndSet(false);
+            if (kept != null && !relist && System.nanoTime() - kept.at < KEPT_FOR_NANOS) {
                 if (takeAll(dynamic, directory, kept, fileList, batch)) {
                     return false;
                 }
             }
             kept = null;
-            handedBack.set(false);
             ListingFence fence = fence(directory);
             String[] names = directory.list();
             if (names == null) {
                 return super.pollDirectory(dynamic, fileName, fileList, depth);
             }
+            fence = ended(fence, directory);
             // a listing reads every name of the inbox: it keeps up to namesPerListing of them for the polls after this
             int listing = Math.max(batch, endpoint.namesPerListing);
             Predicate<String> candidate = candidates(endpoint);
@@ -173,7 +169,7 @@ public class InboxFileComponent extends FileComponent {
                     Kept rest = new Kept(Arrays.stream(names).filter(name -> name.compareTo(from) > 0 && candidate.test(name))
                             .sorted().toArray(String[]::new), fence);
                     boolean full = takeAll(dynamic, directory, rest, fileList, batch);
-                    kept = listing > batch && !rest.spent() ? rest : null;
+                    kept = listing > batch && !rest.spent() ? rest.first(listing) : null;
                     return !full;
                 }
             }
@@ -182,15 +178,32 @@ public class InboxFileComponent extends FileComponent {
         /** The fence of a listing about to begin; none (every entry listed is taken) where it cannot be raised. */
         private ListingFence fence(File directory) {
             try {
-                return ListingFence.raise(directory.toPath());
+                return ListingFence.begin(directory.toPath());
             } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
-                if (!fenceWarned) {
-                    fenceWarned = true;
-                    LOG.warn("The inbox {} is listed without a fence ({}): a file renamed in while it is listed may go before"
-                            + " an earlier one", LogSafe.escape(directory.getPath()), LogSafe.escape(String.valueOf(e.getMessage())));
-                }
+                return withoutFence(directory, e);
+            }
+        }
+
+        /** The fence with the listing's end; none where that cannot be read. */
+        private ListingFence ended(ListingFence fence, File directory) {
+            if (fence == null) {
                 return null;
             }
+            try {
+                fence.end();
+                return fence;
+            } catch (IOException e) {
+                return withoutFence(directory, e);
+            }
+        }
+
+        private ListingFence withoutFence(File directory, Exception e) {
+            if (!fenceWarned) {
+                fenceWarned = true;
+                LOG.warn("The inbox {} is listed without a fence ({}): a file renamed in while it is listed may go before"
+                        + " an earlier one", LogSafe.escape(directory.getPath()), LogSafe.escape(String.valueOf(e.getMessage())));
+            }
+            return null;
         }
 
         /** Names of a listing in order, how many of them were taken, and the fence it began at. */
@@ -207,6 +220,11 @@ public class InboxFileComponent extends FileComponent {
 
             boolean spent() {
                 return next == names.length;
+            }
+
+            /** The first {@code count} names not yet taken: a listing keeps no more. */
+            Kept first(int count) {
+                return new Kept(Arrays.copyOfRange(names, next, Math.min(names.length, next + count)), fence);
             }
         }
 
@@ -286,7 +304,7 @@ public class InboxFileComponent extends FileComponent {
         /** Whether the entry was in the folder before the fence; one gone or unreadable is left to Camel's checks. */
         private static boolean listedBefore(ListingFence fence, File file) {
             try {
-                return fence.isBefore(file.toPath());
+                return fence.listedWhole(file.toPath());
             } catch (IOException | InvalidPathException e) {
                 return true;
             }

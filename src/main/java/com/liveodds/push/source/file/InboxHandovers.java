@@ -2,7 +2,7 @@ package com.liveodds.push.source.file;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.TimeUnit;
 
 import com.liveodds.push.delivery.SourceHandover;
 import org.apache.camel.Exchange;
@@ -16,15 +16,21 @@ import org.apache.camel.Exchange;
  */
 public class InboxHandovers {
 
-    /** Matches remembered at most; past it the oldest hand-backs are long over and all are forgotten. */
+    /** Matches remembered before hand-backs older than a minute (their files long read again) are forgotten. */
     private static final int MOST = 10_000;
+    private static final long FORGOTTEN_AFTER_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    private final AtomicLong clock = new AtomicLong();
     private final Map<String, Long> handedBackAt = new ConcurrentHashMap<>();
 
-    /** As the file leaves the inbox: its handover, stamped with the moment it was read. */
+    /**
+     * As the file leaves the inbox: its handover, stamped with the moment it was read, when the poll made its exchange
+     * (Camel makes a poll's exchanges before it runs the first; a file of the poll can reach this step after another of
+     * its match failed). A millisecond early at most: a file read just after a hand-back may be withdrawn too, and read
+     * again.
+     */
     public void attach(Exchange exchange) {
-        SourceHandover.attach(exchange, new FileHandover(clock.get()));
+        long readAt = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(exchange.getClock().elapsed() + 1);
+        SourceHandover.attach(exchange, new FileHandover(readAt));
     }
 
     private final class FileHandover implements SourceHandover {
@@ -44,7 +50,7 @@ public class InboxHandovers {
         @Override
         public boolean isWithdrawn() {
             Long at = match == null ? null : handedBackAt.get(match);
-            withdrawn = at != null && at > readAt;
+            withdrawn = at != null && at - readAt >= 0;
             return withdrawn;
         }
 
@@ -55,12 +61,13 @@ public class InboxHandovers {
 
         @Override
         public void handBack(String why) {
-            // a file withdrawn here withdraws nothing more: what it waited for is already handed back
+            // a file withdrawn here marks nothing: what it waited for was handed back before it
             if (match != null && !withdrawn) {
+                long now = System.nanoTime();
                 if (handedBackAt.size() >= MOST) {
-                    handedBackAt.clear();
+                    handedBackAt.values().removeIf(at -> now - at > FORGOTTEN_AFTER_NANOS);
                 }
-                handedBackAt.put(match, clock.incrementAndGet());
+                handedBackAt.put(match, now);
             }
         }
     }

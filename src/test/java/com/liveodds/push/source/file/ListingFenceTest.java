@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,31 +15,42 @@ import org.junit.jupiter.api.io.TempDir;
 class ListingFenceTest {
 
     @Test
-    void aFileRenamedInAfterTheFenceWaitsForTheNextListing(@TempDir Path inbox) throws Exception {
-        ListingFence fence = ListingFence.raise(inbox);
+    void aFileRenamedInDuringTheListingWaitsForTheNextListing(@TempDir Path inbox) throws Exception {
+        ListingFence fence = ListingFence.begin(inbox);
         Path file = renamedIn(inbox, "c-001.json");
+        fence.end();
 
-        assertThat(fence.isBefore(file)).as("renamed in after the fence").isFalse();
-        // a later listing's fence, once the file system's clock has moved on, has it
-        await().atMost(Duration.ofSeconds(5)).until(() -> ListingFence.raise(inbox).isBefore(file));
+        assertThat(fence.listedWhole(file)).as("renamed in during the listing").isFalse();
+        // a later listing, once the file system's clock has moved on, has it
+        await().atMost(Duration.ofSeconds(5)).until(() -> listing(inbox).listedWhole(file));
     }
 
     @Test
     void theRenameIsWhatCountsNotWhenTheFileWasWritten(@TempDir Path inbox) throws Exception {
         Path written = Files.writeString(inbox.resolve(".c-001.tmp"), "{}");
-        await().atMost(Duration.ofSeconds(5)).until(() -> ListingFence.raise(inbox).isBefore(written));
-        ListingFence fence = ListingFence.raise(inbox);
+        await().atMost(Duration.ofSeconds(5)).until(() -> listing(inbox).listedWhole(written));
+        ListingFence fence = ListingFence.begin(inbox);
 
         Path file = Files.move(written, inbox.resolve("c-001.json"), StandardCopyOption.ATOMIC_MOVE);
+        fence.end();
 
-        assertThat(fence.isBefore(file)).as("written before the fence, renamed in after it").isFalse();
+        assertThat(fence.listedWhole(file)).as("written before the listing, renamed in during it").isFalse();
     }
 
     @Test
-    void theFenceFolderIsTheInboxsDoneFolder(@TempDir Path inbox) throws Exception {
-        ListingFence.raise(inbox);
+    void theFenceLeavesNothingInTheInboxOrItsDoneFolder(@TempDir Path inbox) throws Exception {
+        listing(inbox);
 
         assertThat(inbox.resolve(InboxDone.DONE)).isDirectory();
+        try (Stream<Path> done = Files.list(inbox.resolve(InboxDone.DONE))) {
+            assertThat(done).isEmpty();
+        }
+    }
+
+    private static ListingFence listing(Path inbox) throws Exception {
+        ListingFence fence = ListingFence.begin(inbox);
+        fence.end();
+        return fence;
     }
 
     private static Path renamedIn(Path inbox, String name) throws Exception {
