@@ -154,7 +154,7 @@ public class InboxFileComponent extends FileComponent {
                 int before = fileList.size();
                 Kept first = new Kept(firstNames(names, after, listing, candidate), fence);
                 if (takeAll(dynamic, directory, first, fileList, batch)) {
-                    kept = listing > batch && !first.spent() ? first : null;
+                    kept = rest(first, listing, batch);
                     return false;
                 }
                 if (first.names.length < listing) {
@@ -169,10 +169,15 @@ public class InboxFileComponent extends FileComponent {
                     Kept rest = new Kept(Arrays.stream(names).filter(name -> name.compareTo(from) > 0 && candidate.test(name))
                             .sorted().toArray(String[]::new), fence);
                     boolean full = takeAll(dynamic, directory, rest, fileList, batch);
-                    kept = listing > batch && !rest.spent() ? rest.first(listing) : null;
+                    kept = rest(rest, listing, batch);
                     return !full;
                 }
             }
+        }
+
+        /** What a listing keeps for the next polls: its names not yet taken, when it keeps more than a poll reads. */
+        private static Kept rest(Kept listed, int listing, int batch) {
+            return listing > batch && !listed.spent() ? listed.first(listing) : null;
         }
 
         /** The fence of a listing about to begin; none (every entry listed is taken) where it cannot be raised. */
