@@ -202,7 +202,13 @@ public class RetainedMessages {
                 if (db(true) == null) {
                     return;
                 }
-                inTransaction(() -> keep(push, System.currentTimeMillis(), null));
+                long now = System.currentTimeMillis();
+                if (push.isSnapshot()) {
+                    inTransaction(() -> keep(push, now, null));
+                } else {
+                    // one statement commits on its own: an explicit transaction would cost three more round trips
+                    keep(push, now, null);
+                }
             }
             if (keeping.compareAndSet(false, true)) {
                 LOG.info("Recovery: accepted messages are kept in {} again", dir.resolve(FILE));

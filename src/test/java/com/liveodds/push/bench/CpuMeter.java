@@ -43,6 +43,9 @@ final class CpuMeter implements AutoCloseable {
      */
     private Map<Long, JvmThread> firstJvmTicks;
     private final Map<Long, JvmThread> lastJvmTicks = new HashMap<>();
+    /** The kernel's share of the process's CPU (stime, clock ticks) when the measured half began and at the last arrival. */
+    private long firstSysTicks;
+    private long lastSysTicks;
     private int samples;
 
     CpuMeter(ProcessHandle process, List<Arrivals> receivers) {
@@ -63,6 +66,7 @@ final class CpuMeter implements AutoCloseable {
             firstCpu = cpu;
             firstDelivered = delivered;
             firstJvmTicks = jvmThreadTicks();
+            firstSysTicks = sysTicks();
         }
         if (samples++ % 50 == 0) {
             lastJvmTicks.putAll(jvmThreadTicks());
@@ -70,6 +74,7 @@ final class CpuMeter implements AutoCloseable {
         if (delivered > lastDelivered) {
             lastCpu = cpu;
             lastDelivered = delivered;
+            lastSysTicks = sysTicks();
         }
     }
 
@@ -96,7 +101,20 @@ final class CpuMeter implements AutoCloseable {
             took[last.jit() ? 0 : 1] += last.ticks() - (first == null ? 0 : first.ticks());
         });
         // clock ticks of /proc/<pid>/task/<tid>/stat: 100 per second (USER_HZ) on Linux
-        return cpu <= 0 ? "" : String.format("JIT %.0f %%, GC %.0f %%", took[0] * 1e9 / 100 / cpu * 100, took[1] * 1e9 / 100 / cpu * 100);
+        return cpu <= 0 ? "" : String.format("JIT %.0f %%, GC %.0f %%, kernel %.0f %%", took[0] * 1e9 / 100 / cpu * 100,
+                took[1] * 1e9 / 100 / cpu * 100, (lastSysTicks - firstSysTicks) * 1e9 / 100 / (lastCpu - firstCpu) * 100);
+    }
+
+    /** The system time (stime, clock ticks) of the process and its children: the kernel's work for them. */
+    private long sysTicks() {
+        return Stream.concat(Stream.of(process), process.descendants()).mapToLong(p -> {
+            try {
+                String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
+                return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[12]);
+            } catch (IOException | UncheckedIOException | NumberFormatException e) {
+                return 0;
+            }
+        }).sum();
     }
 
     private long totalCpu() {

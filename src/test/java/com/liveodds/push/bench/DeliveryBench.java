@@ -69,6 +69,8 @@ class DeliveryBench {
             .filter(o -> !o.isBlank()).toList();
     /** -Dbench.jfr=true: each service run records a JFR profile (settings=profile) into its folder as service.jfr, the raw client next to it. */
     private static final boolean JFR = Boolean.getBoolean("bench.jfr");
+    /** -Dbench.jfr.settings: the recording's settings, a JDK name or a .jfc file (profile samples each thread every 10 ms). */
+    private static final String JFR_SETTINGS = System.getProperty("bench.jfr.settings", "profile");
     /** -Dbench.parts=throughput,hot: only those parts of the bench (isolation, throughput, hot, latency, fan-out, fan-out-64). */
     private static final Set<String> PARTS = Set.of(System.getProperty("bench.parts",
             "isolation,throughput,hot,latency,fan-out,fan-out-64").split(","));
@@ -429,7 +431,7 @@ class DeliveryBench {
         String jvm;
         List<String> jvmOptions = new ArrayList<>(SERVICE_JVM_OPTIONS);
         if (JFR) {
-            jvmOptions.add("-XX:StartFlightRecording=filename=" + dir.resolve("service.jfr") + ",settings=profile");
+            jvmOptions.add("-XX:StartFlightRecording=filename=" + dir.resolve("service.jfr") + ",settings=" + JFR_SETTINGS);
         }
         // with liveodds.partners, liveodds.source.jms.queue names a multicast address with a queue per partner (contract 16):
         // the upstream publishes to the topic, whose queues exist only once the service is up, so what is preloaded
@@ -526,7 +528,7 @@ class DeliveryBench {
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
         if (JFR) {
-            command.add("-XX:StartFlightRecording=filename=" + work.resolve(label + "-" + name + ".jfr") + ",settings=profile");
+            command.add("-XX:StartFlightRecording=filename=" + work.resolve(label + "-" + name + ".jfr") + ",settings=" + JFR_SETTINGS);
         }
         command.addAll(List.of(Baseline.class.getName(), label, String.join(",", partners.stream().map(BenchPartner::baseUrl).toList()),
                 String.join(",", partners.stream().map(BenchPartner::authUrl).toList()), load.tag,

@@ -290,8 +290,8 @@ public class InboxFileComponent extends FileComponent {
 
         /** Camel's checks and the in-progress repository for one entry, as Camel's listing asks them of a file. */
         private void take(Exchange dynamic, File directory, String name, ListingFence fence, List<GenericFile<File>> fileList) {
-            File file = new File(directory, name);
-            if (fence != null && !listedBefore(fence, file)) {
+            File file = listed(directory, name);
+            if (fence != null && file instanceof ListedFile entry && !fence.listedWhole(entry)) {
                 // renamed in as the listing began or later: an earlier file of its match may be missing from the listing
                 return;
             }
@@ -306,12 +306,15 @@ public class InboxFileComponent extends FileComponent {
             }
         }
 
-        /** Whether the entry was in the folder before the fence; one gone or unreadable is left to Camel's checks. */
-        private static boolean listedBefore(ListingFence fence, File file) {
+        /**
+         * The entry looked at once for the fence, the guard and Camel's headers; one that cannot be (gone, a name the
+         * JVM cannot hold) is left to Camel's checks and the guard, which say why.
+         */
+        private static File listed(File directory, String name) {
             try {
-                return fence.listedWhole(file.toPath());
+                return ListedFile.at(directory, name);
             } catch (IOException | InvalidPathException e) {
-                return true;
+                return new File(directory, name);
             }
         }
     }

@@ -91,7 +91,9 @@ public class InboxGuard implements OptimizedFileFilter {
         BasicFileAttributes attributes;
         try {
             // without following a link: a link to a folder is a link, refused like any other
-            attributes = Files.readAttributes(entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            // as the listing saw it (InboxFileComponent), or else looked at now
+            attributes = file.getFile() instanceof ListedFile seen ? seen.attributes()
+                    : Files.readAttributes(entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         } catch (NoSuchFileException gone) {
             if (name.indexOf('\uFFFD') >= 0) {
                 // listed under a name decoded with replacement characters (not valid in the file-name encoding)

@@ -44,8 +44,8 @@ final class ListingFence {
     }
 
     /** Whether the entry was in the folder for the whole listing (or its time comes from a clock stepped back). */
-    boolean listedWhole(Path entry) throws IOException {
-        FileTime changed = ctime(entry);
+    boolean listedWhole(ListedFile entry) {
+        FileTime changed = entry.changed();
         return changed.compareTo(began) < 0 || ended != null && changed.compareTo(ended) > 0;
     }
 

@@ -20,21 +20,21 @@ class ListingFenceTest {
         Path file = renamedIn(inbox, "c-001.json");
         fence.end();
 
-        assertThat(fence.listedWhole(file)).as("renamed in during the listing").isFalse();
+        assertThat(fence.listedWhole(listed(file))).as("renamed in during the listing").isFalse();
         // a later listing, once the file system's clock has moved on, has it
-        await().atMost(Duration.ofSeconds(5)).until(() -> listing(inbox).listedWhole(file));
+        await().atMost(Duration.ofSeconds(5)).until(() -> listing(inbox).listedWhole(listed(file)));
     }
 
     @Test
     void theRenameIsWhatCountsNotWhenTheFileWasWritten(@TempDir Path inbox) throws Exception {
         Path written = Files.writeString(inbox.resolve(".c-001.tmp"), "{}");
-        await().atMost(Duration.ofSeconds(5)).until(() -> listing(inbox).listedWhole(written));
+        await().atMost(Duration.ofSeconds(5)).until(() -> listing(inbox).listedWhole(listed(written)));
         ListingFence fence = ListingFence.begin(inbox);
 
         Path file = Files.move(written, inbox.resolve("c-001.json"), StandardCopyOption.ATOMIC_MOVE);
         fence.end();
 
-        assertThat(fence.listedWhole(file)).as("written before the listing, renamed in during it").isFalse();
+        assertThat(fence.listedWhole(listed(file))).as("written before the listing, renamed in during it").isFalse();
     }
 
     @Test
@@ -51,6 +51,11 @@ class ListingFenceTest {
         ListingFence fence = ListingFence.begin(inbox);
         fence.end();
         return fence;
+    }
+
+    /** The entry as a listing looks at it. */
+    private static ListedFile listed(Path entry) throws Exception {
+        return ListedFile.at(entry.getParent().toFile(), entry.getFileName().toString());
     }
 
     private static Path renamedIn(Path inbox, String name) throws Exception {
