@@ -228,10 +228,11 @@ public class LiveoddsBeans implements CamelContextAware {
         // the shared inbox's exchange ends once its copies are queued: it holds one listing's batch at most (what each
         // partner has in hand is SharedInbox's)
         bind("liveoddsSharedInboxInProgress", new InboxInProgress(2 * batch));
-        // half a batch in hand (half its queue's at most), and going: delivery's work while the next listing and its
-        // batch are read, rather than a full queue in hand; 300 and 1,200 measured alike (docs/benchmarks.md)
+        // a poll's files in hand (its queue's at most), and going: delivery's work while the next poll comes a
+        // poll-delay later and reads its batch, rather than a full queue in hand; with half of that, delivery at 2,900
+        // messages a second ran through what was in hand within a poll-delay and matches waited (docs/benchmarks.md)
         int perPoll = Math.min(batch, settings.count("liveodds.source.file.read-per-poll", 1, StartupSettings.FILE_BATCH_MOST));
-        bind("liveoddsInboxPace", new InboxPace(Math.max(1, Math.min(queueShare, perPoll) / 2), Duration.ofSeconds(1)));
+        bind("liveoddsInboxPace", new InboxPace(Math.max(1, Math.min(queueShare, perPoll)), Duration.ofSeconds(1)));
         SharedInbox inbox = new SharedInbox(guard);
         inbox.setDir(settings.text("liveodds.source.file.dir"));
         inbox.setPartners(settings.text("liveodds.partners", ""));

@@ -59,12 +59,12 @@ class InboxBacklogTest {
 
     /**
      * liveodds.source.file.max-per-poll bounds what the service holds of a backlog: a listing takes that many files, and
-     * the next waits while half of them are in hand and going, so a slow match never has the whole inbox queued.
+     * the next waits while a poll's worth of them is in hand and going, so a slow match never has the whole inbox queued.
      */
     @Test
     void aListingTakesMaxPerPollFilesSoABacklogIsNotAllHeldAtOnce(@TempDir Path work) throws Exception {
         int mostQueued = mostQueuedWhileABacklogDrains(work, 6 * PER_POLL, PER_POLL);
-        // a listing takes a batch, the next waits while half of one is in hand and going (or a second at most)
+        // a listing takes a batch, the next waits while a batch is in hand and going (or a second at most)
         assertThat(mostQueued).as("pushes queued at most").isPositive().isLessThanOrEqualTo(3 * PER_POLL);
     }
 
