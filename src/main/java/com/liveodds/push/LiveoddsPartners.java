@@ -283,6 +283,7 @@ public class LiveoddsPartners extends ServiceSupport implements CamelContextAwar
                         .parameter("baseUrl", p.baseUrl())
                         .parameter("maxInFlight", p.maxInFlight())
                         .parameter("queueSize", queueShare)
+                        .parameter("readAhead", Math.min(queueShare, 2 * p.maxInFlight()))
                         .parameter("queueBytes", queueBytesShare)
                         .add());
             }

@@ -58,6 +58,7 @@ final class KeyedQueue {
     private boolean paused;
 
     private int size = 10_000;
+    private int readAhead = Integer.MAX_VALUE;
     private long maxBytes = Long.MAX_VALUE;
     private int maxInFlight = 256;
     private boolean supersede;
@@ -86,6 +87,7 @@ final class KeyedQueue {
                 throw new IllegalStateException("liveoddsQueue:" + name + " has a consumer already");
             }
             this.size = options.getSize();
+            this.readAhead = options.getReadAhead() == 0 ? Integer.MAX_VALUE : options.getReadAhead();
             this.maxBytes = options.getMaxBytes();
             this.maxInFlight = options.getMaxInFlight();
             this.supersede = options.isSupersede();
@@ -173,9 +175,12 @@ final class KeyedQueue {
         start.forEach(this::submit);
     }
 
-    /** Under the lock: until a place is free and the bytes fit (the first exchange always fits, however heavy). */
+    /**
+     * Under the lock: until a place is free and the bytes fit (the first exchange always fits, however heavy), and for a
+     * waiting producer until fewer than readAhead of those held can go.
+     */
     private void awaitRoom(boolean block, long weight) {
-        while (held >= size || held > 0 && heldBytes + weight > maxBytes) {
+        while (held >= size || held > 0 && heldBytes + weight > maxBytes || block && held >= readAhead && held - stalled() >= readAhead) {
             if (stopping) {
                 break;
             }
@@ -192,6 +197,16 @@ final class KeyedQueue {
         if (stopping) {
             throw new HandedBack("the service is stopping");
         }
+    }
+
+    /** Under the lock: the exchanges held that cannot go now, those waiting out a retry delay and those queued behind them. */
+    private int stalled() {
+        int stalled = 0;
+        for (Entry entry : delayed) {
+            Key key = keys.get(entry.key);
+            stalled += 1 + (key == null ? 0 : key.waiting.size() + key.behind.size());
+        }
+        return stalled;
     }
 
     /**
@@ -360,6 +375,8 @@ final class KeyedQueue {
             } else {
                 delayed.add(entry);
                 entry.wait = timer.schedule(() -> retryDue(key, entry), delay, TimeUnit.MILLISECONDS);
+                // its key's exchanges no longer count against readAhead
+                roomFreed.signalAll();
             }
             return firstStartable();
         } finally {

@@ -33,6 +33,11 @@ public class KeyedQueueEndpoint extends DefaultEndpoint {
     @UriParam(label = "consumer", defaultValue = "10000",
               description = "Exchanges held at once (waiting, running, or waiting out a retry delay)")
     private int size = 10_000;
+    @UriParam(label = "consumer", defaultValue = "0",
+              description = "Exchanges a waiting producer (blockWhenFull) may have held that are not waiting out a retry"
+                            + " delay, nor queued on a key that is: past it such a producer waits, so that a source with"
+                            + " a backlog of its own (a broker) keeps it there rather than in the heap; 0: size alone")
+    private int readAhead;
     @UriParam(label = "consumer", defaultValue = "9223372036854775807",
               description = "Bytes held at once, each exchange weighing its header CamelLiveoddsWeight: past it a producer"
                             + " waits as for a place (one exchange is always let in, however heavy)")
@@ -135,6 +140,17 @@ public class KeyedQueueEndpoint extends DefaultEndpoint {
             throw new IllegalArgumentException("size must be at least 1, not " + size);
         }
         this.size = size;
+    }
+
+    public int getReadAhead() {
+        return readAhead;
+    }
+
+    public void setReadAhead(int readAhead) {
+        if (readAhead < 0) {
+            throw new IllegalArgumentException("readAhead must be 0 or more, not " + readAhead);
+        }
+        this.readAhead = readAhead;
     }
 
     public long getMaxBytes() {

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Test;
  */
 class KeyedQueueComponentTest {
 
+    private static final String AHEAD = "liveoddsQueue:ahead";
     private final List<String> runs = new CopyOnWriteArrayList<>();
     /** How each exchange ended for its source: "acked" or "back: why", by body. */
     private final Map<String, String> ends = new ConcurrentHashMap<>();
@@ -64,6 +65,8 @@ class KeyedQueueComponentTest {
                             }
                         });
                 from("liveoddsQueue:heavy?maxInFlight=4&maxBytes=100").routeId("heavy")
+                        .process(e -> run(e));
+                from("liveoddsQueue:ahead?maxInFlight=4&size=20&readAhead=3").routeId("ahead")
                         .process(e -> run(e));
                 from("liveoddsQueue:q?maxInFlight=4&size=8&supersede=true&handBackWhen=#bean:withdrawn")
                         .routeId("consumer")
@@ -383,6 +386,52 @@ class KeyedQueueComponentTest {
             }
         });
         return template.send(uri, exchange);
+    }
+
+    /**
+     * readAhead: a source with a backlog of its own waits while that many of its exchanges can go, so the backlog stays
+     * with it (a broker) rather than in the heap; a producer that will not wait has size alone for its bound.
+     */
+    @Test
+    void aWaitingProducerWaitsWhileReadAheadExchangesCanGo() {
+        hold("a1");
+        send(AHEAD, "a", "a1", false, false);
+        send(AHEAD, "a", "a2", false, false);
+        hold("b1");
+        send(AHEAD, "b", "b1", false, false);
+
+        CompletableFuture<Void> c1 = CompletableFuture.runAsync(() -> send(AHEAD, "c", "c1", false, false));
+        await().during(Duration.ofMillis(300)).until(() -> !c1.isDone());
+        send(AHEAD + "?blockWhenFull=false", "d", "d1", false, false);
+        await().until(() -> "acked".equals(ends.get("d1")));
+
+        held.get("a1").complete(null);
+        await().until(c1::isDone);
+        await().until(() -> "acked".equals(ends.get("c1")));
+        assertThat(runs).containsSubsequence("a1", "a2");
+    }
+
+    /** What waits out a retry delay, and what is queued behind it on its key, cannot go: it leaves room to read ahead. */
+    @Test
+    void exchangesOfAKeyInItsRetryDelayDoNotCountAgainstReadAhead() {
+        retries.put("r1", new AtomicInteger(1));
+        retryDelay.put("r1", Duration.ofMinutes(1));
+        send(AHEAD, "r", "r1", false, false);
+        send(AHEAD, "r", "r2", false, false);
+        send(AHEAD, "r", "r3", false, false);
+
+        CompletableFuture<Void> ahead = CompletableFuture.runAsync(() -> {
+            for (int i = 1; i <= 3; i++) {
+                hold("d" + i);
+                send(AHEAD, "d" + i, "d" + i, false, false);
+            }
+        });
+        await().until(ahead::isDone);
+        CompletableFuture<Void> e1 = CompletableFuture.runAsync(() -> send(AHEAD, "e", "e1", false, false));
+        await().during(Duration.ofMillis(300)).until(() -> !e1.isDone());
+        held.get("d1").complete(null);
+        await().until(e1::isDone);
+        assertThat(runs).doesNotContain("r2");
     }
 
     @Test
