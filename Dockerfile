@@ -39,5 +39,5 @@ STOPSIGNAL SIGTERM
 # the JVM options of the jar's default launch (DefaultJvm.OPTIONS and, above, its MALLOC_ARENA_MAX, measured by the
 # bench): given here, the JVM runs the service itself as PID 1, so SIGTERM reaches it directly; out of memory it exits
 # at once (status 3) and the container ends, for its restart policy (or Kubernetes) to start it again
-ENTRYPOINT ["java", "-Xms64m", "-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxHeapFreeRatio=30", "-XX:MinHeapFreeRatio=10", \
-            "-XX:MaxInlineLevel=9", "-XX:InlineSmallCode=1000", "-Xss512k", "-XX:+ExitOnOutOfMemoryError", "-jar", "liveodds-push.jar"]
+ENTRYPOINT ["java", "-Xms192m", "-Xmx384m", "-Xmn96m", "-XX:+UseSerialGC", "-XX:MaxHeapFreeRatio=30", "-XX:MinHeapFreeRatio=10", \
+            "-Xss512k", "-XX:+ExitOnOutOfMemoryError", "-jar", "liveodds-push.jar"]

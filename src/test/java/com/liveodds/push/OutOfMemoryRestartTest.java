@@ -87,7 +87,9 @@ class OutOfMemoryRestartTest {
     private static List<String> smallHeap() {
         List<String> options = new ArrayList<>();
         for (String option : DefaultJvm.OPTIONS) {
-            options.add(option.startsWith("-Xmx") ? "-Xmx64m" : option.startsWith("-Xms") ? "-Xms16m" : option);
+            // the young generation a quarter of the heap, as in the default launch
+            options.add(option.startsWith("-Xmx") ? "-Xmx64m" : option.startsWith("-Xms") ? "-Xms32m"
+                    : option.startsWith("-Xmn") ? "-Xmn16m" : option);
         }
         return options;
     }
