@@ -4,7 +4,9 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -49,6 +51,8 @@ final class KeyedQueue {
     private final Map<Object, Key> keys = new HashMap<>();
     private final ArrayDeque<Key> ready = new ArrayDeque<>();
     private final List<Entry> delayed = new ArrayList<>();
+    /** Keys with an open hold: what waits behind one cannot go until it is closed. */
+    private final Set<Key> heldKeys = new HashSet<>();
     // written under the lock, read without it by the counts below
     private volatile int running;
     private volatile int held;
@@ -138,7 +142,8 @@ final class KeyedQueue {
             }
             if (refused == null) {
                 try {
-                    awaitRoom(block, entry.weight);
+                    // a recovery's exchange (sent with a hold) has its own window: the live ones wait behind its hold
+                    awaitRoom(block && before == null, entry.weight, superseded);
                 } catch (RuntimeException e) {
                     refused = e;
                 }
@@ -179,8 +184,12 @@ final class KeyedQueue {
      * Under the lock: until a place is free and the bytes fit (the first exchange always fits, however heavy), and for a
      * waiting producer until fewer than readAhead of those held can go.
      */
-    private void awaitRoom(boolean block, long weight) {
-        while (held >= size || held > 0 && heldBytes + weight > maxBytes || block && held >= readAhead && held - stalled() >= readAhead) {
+    private void awaitRoom(boolean block, long weight, List<Entry> superseded) {
+        // what this exchange supersedes ends once it is in: its places count as free
+        int freed = superseded.size();
+        long freedBytes = superseded.stream().mapToLong(e -> e.weight).sum();
+        while (held - freed >= size || held - freed > 0 && heldBytes - freedBytes + weight > maxBytes
+                || block && held - freed >= readAhead && held - freed - stalled() >= readAhead) {
             if (stopping) {
                 break;
             }
@@ -199,12 +208,18 @@ final class KeyedQueue {
         }
     }
 
-    /** Under the lock: the exchanges held that cannot go now, those waiting out a retry delay and those queued behind them. */
+    /**
+     * Under the lock: the exchanges held that cannot go now: those waiting out a retry delay and those queued behind
+     * them, and those waiting behind a hold.
+     */
     private int stalled() {
         int stalled = 0;
         for (Entry entry : delayed) {
             Key key = keys.get(entry.key);
-            stalled += 1 + (key == null ? 0 : key.waiting.size() + key.behind.size());
+            stalled += 1 + (key == null ? 0 : key.waiting.size() + (key.hold == null ? key.behind.size() : 0));
+        }
+        for (Key key : heldKeys) {
+            stalled += key.behind.size();
         }
         return stalled;
     }
@@ -248,6 +263,7 @@ final class KeyedQueue {
                 throw new IllegalStateException("liveoddsQueue:" + name + ": key " + id + " is held already");
             }
             key.hold = new KeyHold(this, id);
+            heldKeys.add(key);
             return key.hold;
         } finally {
             lock.unlock();
@@ -264,6 +280,7 @@ final class KeyedQueue {
                 return;
             }
             key.hold = null;
+            heldKeys.remove(key);
             key.waiting.addAll(key.behind);
             key.behind.clear();
             if (key.current == null) {

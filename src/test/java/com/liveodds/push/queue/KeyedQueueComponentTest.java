@@ -66,7 +66,7 @@ class KeyedQueueComponentTest {
                         });
                 from("liveoddsQueue:heavy?maxInFlight=4&maxBytes=100").routeId("heavy")
                         .process(e -> run(e));
-                from("liveoddsQueue:ahead?maxInFlight=4&size=20&readAhead=3").routeId("ahead")
+                from("liveoddsQueue:ahead?maxInFlight=4&size=20&readAhead=3&supersede=true").routeId("ahead")
                         .process(e -> run(e));
                 from("liveoddsQueue:q?maxInFlight=4&size=8&supersede=true&handBackWhen=#bean:withdrawn")
                         .routeId("consumer")
@@ -432,6 +432,43 @@ class KeyedQueueComponentTest {
         held.get("d1").complete(null);
         await().until(e1::isDone);
         assertThat(runs).doesNotContain("r2");
+    }
+
+    /** A snapshot for a match in retry, with readAhead odds behind it, goes in: what it supersedes is no longer held. */
+    @Test
+    void aSnapshotForAKeyInRetryGoesInPastReadAheadOfTheOddsItSupersedes() {
+        retries.put("r1", new AtomicInteger(1));
+        retryDelay.put("r1", Duration.ofMinutes(1));
+        send(AHEAD, "r", "r1", false, true);
+        await().until(() -> runs.contains("r1"));
+        for (int i = 2; i <= 4; i++) {
+            send(AHEAD, "r", "r" + i, false, true);
+        }
+
+        CompletableFuture<Void> snapshot = CompletableFuture.runAsync(() -> send(AHEAD, "r", "s1", true, false));
+        await().until(snapshot::isDone);
+        await().until(() -> "acked".equals(ends.get("s1")));
+        assertThat(ends).containsEntry("r2", "superseded").containsEntry("r4", "superseded");
+    }
+
+    /** Live exchanges behind a recovery's hold cannot go until it closes: neither they nor the recovery wait on readAhead. */
+    @Test
+    void whatWaitsBehindAHoldDoesNotCountAgainstReadAheadAndTheHoldersExchangesNeverWait() {
+        KeyHold recovery = context.getEndpoint(AHEAD, KeyedQueueEndpoint.class).hold("h");
+        CompletableFuture<Void> both = CompletableFuture.runAsync(() -> {
+            for (int i = 1; i <= 4; i++) {
+                send(AHEAD, "h", "live" + i, false, false);
+            }
+            for (int i = 1; i <= 4; i++) {
+                send(AHEAD, "h", "old" + i, false, false, recovery);
+            }
+        });
+        await().until(both::isDone);
+        recovery.close();
+
+        await().until(() -> ends.size() == 8);
+        assertThat(ends.values()).containsOnly("acked");
+        assertThat(runs).containsExactly("old1", "old2", "old3", "old4", "live1", "live2", "live3", "live4");
     }
 
     @Test

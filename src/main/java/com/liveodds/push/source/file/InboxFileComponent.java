@@ -313,7 +313,8 @@ public class InboxFileComponent extends FileComponent {
         private static File listed(File directory, String name) {
             try {
                 return ListedFile.at(directory, name);
-            } catch (IOException | InvalidPathException e) {
+            } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+                // a name the JVM cannot hold (InvalidPathException), a file system without the unix view (no fence either)
                 return new File(directory, name);
             }
         }
