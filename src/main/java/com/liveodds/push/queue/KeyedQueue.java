@@ -187,7 +187,10 @@ final class KeyedQueue {
     private void awaitRoom(boolean block, long weight, List<Entry> superseded) {
         // what this exchange supersedes ends once it is in: its places count as free
         int freed = superseded.size();
-        long freedBytes = superseded.stream().mapToLong(e -> e.weight).sum();
+        long freedBytes = 0;
+        for (Entry gone : superseded) {
+            freedBytes += gone.weight;
+        }
         while (held - freed >= size || held - freed > 0 && heldBytes - freedBytes + weight > maxBytes
                 || block && held - freed >= readAhead && held - freed - stalled() >= readAhead) {
             if (stopping) {

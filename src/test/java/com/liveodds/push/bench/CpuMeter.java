@@ -110,7 +110,7 @@ final class CpuMeter implements AutoCloseable {
         return Stream.concat(Stream.of(process), process.descendants()).mapToLong(p -> {
             try {
                 String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
-                return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[12]);
+                return Long.parseLong(fieldsAfterName(stat)[12]);
             } catch (IOException | UncheckedIOException | NumberFormatException e) {
                 return 0;
             }
@@ -120,6 +120,14 @@ final class CpuMeter implements AutoCloseable {
     private long totalCpu() {
         return Stream.concat(Stream.of(process), process.descendants())
                 .mapToLong(p -> p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L)).sum();
+    }
+
+    /**
+     * The fields of a {@code /proc/.../stat} line after the name in parentheses (which may hold spaces): state (field 3)
+     * first, so utime and stime (fields 14 and 15) are the 12th and 13th.
+     */
+    private static String[] fieldsAfterName(String stat) {
+        return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
     }
 
     /** A JIT compiler thread (or else a collector's) and its CPU so far, user + sys, in clock ticks. */
@@ -137,8 +145,7 @@ final class CpuMeter implements AutoCloseable {
                     String name = stat.substring(stat.indexOf('(') + 1, close);
                     boolean jit = name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler");
                     if (jit || name.equals("VM Thread") || name.startsWith("GC Thread")) {
-                        // after the name: state (field 3) first, so utime and stime (fields 14 and 15) are the 12th and 13th
-                        String[] fields = stat.substring(close + 2).split(" ");
+                        String[] fields = fieldsAfterName(stat);
                         ticks.put(Long.parseLong(task.getFileName().toString()),
                                 new JvmThread(jit, Long.parseLong(fields[11]) + Long.parseLong(fields[12])));
                     }
